@@ -1,0 +1,133 @@
+import { z } from 'zod';
+
+// The config file's shape. Defaults live here so that every consumer sees a complete config.
+
+const positiveInt = z.number().int().positive();
+const ratio = z.number().gt(0).lte(1);
+
+export const timeoutsSchema = z
+  .object({
+    connect_ms: positiveInt.default(10_000),
+    // Time to the response headers: a long non-streamed generation only answers at the end.
+    headers_ms: positiveInt.default(600_000),
+    // Longest silence between two body chunks of a response.
+    body_idle_ms: positiveInt.default(300_000),
+  })
+  .strict();
+
+export const upstreamSchema = z
+  .object({
+    base_url: z.url({ protocol: /^https?$/ }),
+    api_key: z.string().min(1).optional(),
+    timeouts: timeoutsSchema.default(timeoutsSchema.parse({})),
+    connections: positiveInt.default(128),
+  })
+  .strict();
+
+export const summarizerSchema = z
+  .object({
+    model: z.string().min(1),
+    upstream: z.string().min(1).optional(),
+    timeout_ms: positiveInt.default(60_000),
+    // Largest transcript (in tokens) sent in one summarizer call; bigger spans go in chunks.
+    max_input_tokens: positiveInt.default(64_000),
+  })
+  .strict();
+
+export const compactionSchema = z
+  .object({
+    strategy: z.enum(['summarize', 'template', 'window', 'off']).default('summarize'),
+    summarizer: summarizerSchema.optional(),
+    summary_max_tokens: positiveInt.default(1024),
+    trigger_ratio: ratio.default(1.0),
+    target_ratio: ratio.default(0.6),
+    prepare_ratio: ratio.default(0.8),
+    prompt: z.string().min(1).optional(),
+    template_max_bytes: positiveInt.default(8192),
+  })
+  .strict()
+  .refine((c) => c.target_ratio < c.trigger_ratio, {
+    message: 'target_ratio must be smaller than trigger_ratio',
+    path: ['target_ratio'],
+  })
+  .refine((c) => c.strategy !== 'summarize' || c.summarizer !== undefined, {
+    message: 'strategy summarize needs summarizer.model',
+    path: ['summarizer'],
+  });
+
+export const modelSchema = z
+  .object({
+    match: z.string().min(1),
+    upstream: z.string().min(1),
+    context_window: positiveInt,
+    max_output_tokens: positiveInt,
+    encoding: z.enum(['o200k_base', 'cl100k_base', 'estimate']).default('o200k_base'),
+    budget: positiveInt.optional(),
+    compaction: compactionSchema.default(compactionSchema.parse({ strategy: 'off' })),
+  })
+  .strict();
+
+export const storeSchema = z
+  .object({
+    url: z.string().min(1).optional(),
+    ttl_seconds: positiveInt.default(7 * 24 * 3600),
+    max_checkpoints: positiveInt.default(8),
+    command_timeout_ms: positiveInt.default(300),
+    memory_max_conversations: positiveInt.default(10_000),
+    key_prefix: z.string().default('recap'),
+  })
+  .strict();
+
+export const serverSchema = z
+  .object({
+    port: z.number().int().min(0).max(65535).default(8787),
+    host: z.string().default('0.0.0.0'),
+    conversation_header: z.string().min(1).toLowerCase().default('x-conversation-id'),
+    body_limit_bytes: positiveInt.default(32 * 1024 * 1024),
+    secret: z.string().min(16).optional(),
+    admin_token: z.string().min(16).optional(),
+    log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    log_bodies: z.boolean().default(false),
+    shutdown_grace_ms: positiveInt.default(10_000),
+    // How long a request waits for another request's (or a background job's) compaction.
+    compaction_wait_ms: positiveInt.default(5_000),
+  })
+  .strict();
+
+export const tokensSchema = z
+  .object({
+    cache_max_entries: positiveInt.default(100_000),
+    cache_max_bytes: positiveInt.default(64 * 1024 * 1024),
+  })
+  .strict();
+
+export const backgroundSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    concurrency: positiveInt.default(2),
+    max_queue: positiveInt.default(256),
+    // Summarizer tokens (input + output) one tenant may spend per window; beyond it, `window`.
+    tenant_tokens_per_window: positiveInt.optional(),
+    tenant_window_seconds: positiveInt.default(3600),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    server: serverSchema.default(serverSchema.parse({})),
+    upstreams: z.record(z.string().min(1), upstreamSchema).refine((u) => Object.keys(u).length > 0, {
+      message: 'at least one upstream is required',
+    }),
+    default_upstream: z.string().min(1).optional(),
+    models: z.array(modelSchema).default([]),
+    store: storeSchema.default(storeSchema.parse({})),
+    tokens: tokensSchema.default(tokensSchema.parse({})),
+    background: backgroundSchema.default(backgroundSchema.parse({})),
+  })
+  .strict();
+
+export type Config = z.infer<typeof configSchema>;
+export type UpstreamConfig = z.infer<typeof upstreamSchema>;
+export type ModelConfig = z.infer<typeof modelSchema>;
+export type CompactionConfig = z.infer<typeof compactionSchema>;
+export type StoreConfig = z.infer<typeof storeSchema>;

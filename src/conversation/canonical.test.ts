@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, hashChain, messageHash } from './canonical.js';
+
+describe('canonical message form', () => {
+  it('ignores key order, null vs absent fields and SDK extras', () => {
+    const sent = { role: 'assistant', content: 'hi', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] };
+    const echoed = {
+      refusal: null,
+      annotations: [],
+      tool_calls: [{ function: { arguments: '{}', name: 'f' }, type: 'function', id: 'c1' }],
+      content: 'hi',
+      role: 'assistant',
+      name: null,
+    };
+    expect(messageHash(echoed)).toBe(messageHash(sent));
+  });
+
+  it('treats empty and null content alike but distinguishes any text change', () => {
+    expect(messageHash({ role: 'assistant', content: null })).toBe(messageHash({ role: 'assistant', content: '' }));
+    expect(messageHash({ role: 'user', content: 'a' })).not.toBe(messageHash({ role: 'user', content: 'b' }));
+    expect(messageHash({ role: 'user', content: 'a' })).not.toBe(messageHash({ role: 'system', content: 'a' }));
+  });
+
+  it('sorts the keys of content parts', () => {
+    expect(canonicalJson({ role: 'user', content: [{ text: 'x', type: 'text' }] })).toBe(
+      canonicalJson({ role: 'user', content: [{ type: 'text', text: 'x' }] }),
+    );
+  });
+});
+
+describe('hash chain', () => {
+  it('identifies a prefix: equal prefixes give equal links, a change alters every later link', () => {
+    const a = hashChain(['h1', 'h2', 'h3']);
+    const b = hashChain(['h1', 'h2', 'hX']);
+    const c = hashChain(['hX', 'h2', 'h3']);
+    expect(a[1]).toBe(b[1]);
+    expect(a[2]).not.toBe(b[2]);
+    expect(c.every((link, i) => link !== a[i])).toBe(true);
+  });
+});

@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import type { ChatMessage } from '../chat/types.js';
+
+// The canonical form of a message: only the fields that carry meaning for the model, with
+// `null`, absent and empty treated alike and keys sorted. SDKs echo assistant messages back with
+// extras (`refusal: null`, `annotations: []`, `audio: null`) and in any key order; none of that may
+// change a message's identity, its token-count cache entry or the records that cover it.
+
+const MESSAGE_FIELDS = ['role', 'name', 'content', 'tool_calls', 'tool_call_id', 'function_call'] as const;
+
+function isEmpty(v: unknown): boolean {
+  return v === null || v === undefined || (Array.isArray(v) && v.length === 0);
+}
+
+/** Recursively sorts keys and drops null/absent fields, so equal meaning gives equal JSON. */
+function normalize(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(normalize);
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) {
+      const x = (v as Record<string, unknown>)[k];
+      if (x !== null && x !== undefined) out[k] = normalize(x);
+    }
+    return out;
+  }
+  return v;
+}
+
+function canonicalToolCall(tc: unknown): unknown {
+  const t = (tc ?? {}) as { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } };
+  return normalize({
+    id: t.id,
+    type: t.type ?? 'function',
+    function: { name: t.function?.name, arguments: t.function?.arguments },
+  });
+}
+
+export function canonicalMessage(m: ChatMessage): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of MESSAGE_FIELDS) {
+    const v = m[field];
+    if (isEmpty(v) || (field === 'content' && v === '')) continue;
+    out[field] = field === 'tool_calls' ? (v as unknown[]).map(canonicalToolCall) : normalize(v);
+  }
+  return out;
+}
+
+export function canonicalJson(m: ChatMessage): string {
+  return JSON.stringify(canonicalMessage(m));
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
+}
+
+/** Identity of one message; the key of the token-count cache. */
+export function messageHash(m: ChatMessage): string {
+  return sha256(canonicalJson(m));
+}
+
+/** chain[i] identifies messages[0..i] in order: chain[i] = H(chain[i-1] + hash(messages[i])). */
+export function hashChain(messageHashes: readonly string[], seed = ''): string[] {
+  const chain: string[] = [];
+  let prev = seed;
+  for (const h of messageHashes) {
+    prev = sha256(`${prev}.${h}`);
+    chain.push(prev);
+  }
+  return chain;
+}
