@@ -14,9 +14,9 @@ export interface ToolCall {
 export interface ChatMessage {
   role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function' | string;
   content?: string | ContentPart[] | null;
-  name?: string;
-  tool_calls?: ToolCall[];
-  tool_call_id?: string;
+  name?: string | null;
+  tool_calls?: ToolCall[] | null;
+  tool_call_id?: string | null;
   [key: string]: unknown;
 }
 

@@ -1,0 +1,59 @@
+import type { HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { Hono } from 'hono';
+import { createChatHandler } from './chat/handler.js';
+import { passthrough } from './chat/passthrough.js';
+import { newRequestLog, type RequestLog } from './chat/request-log.js';
+import type { AppDeps } from './deps.js';
+import { RecapError, errorBody, errors } from './errors.js';
+
+type Env = { Bindings: HttpBindings };
+
+function jsonError(err: RecapError): Response {
+  return new Response(errorBody(err), { status: err.status, headers: { 'content-type': 'application/json' } });
+}
+
+/** Routes only; no I/O happens at import or construction. */
+export function createApp(deps: AppDeps): Hono<Env> {
+  const app = new Hono<Env>();
+  const chat = createChatHandler(deps);
+  const stripHeaders = [deps.config.server.conversation_header];
+
+  const finish = (log: RequestLog, status: number) => {
+    log.status = status;
+    deps.logger.info({ ...log, durationMs: Math.round((performance.now() - log.startedAt) * 100) / 100 }, 'request');
+  };
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    const r = await deps.readiness();
+    return c.json({ status: r.ready ? 'ready' : 'not_ready', store: r.store }, r.ready ? 200 : 503);
+  });
+
+  app.post('/v1/chat/completions', async function chatRoute(c) {
+    const log = newRequestLog('POST', '/v1/chat/completions');
+    const { incoming, outgoing } = c.env;
+    await chat(incoming, outgoing, log);
+    finish(log, outgoing.statusCode);
+    return RESPONSE_ALREADY_SENT;
+  });
+
+  app.all('/v1/*', async function passthroughRoute(c) {
+    const { incoming, outgoing } = c.env;
+    const log = newRequestLog(incoming.method ?? 'GET', c.req.routePath);
+    const upstream = deps.upstreams.get(deps.defaultUpstream)!;
+    await passthrough(incoming, outgoing, upstream, stripHeaders);
+    finish(log, outgoing.statusCode);
+    return RESPONSE_ALREADY_SENT;
+  });
+
+  app.notFound(function notFound(c) {
+    return jsonError(errors.notFound(`Route ${c.req.method} ${c.req.path}`));
+  });
+  app.onError(function onError(err) {
+    if (err instanceof RecapError) return jsonError(err);
+    deps.logger.error({ err }, 'unhandled error');
+    return jsonError(errors.internal());
+  });
+  return app;
+}

@@ -1,0 +1,67 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AppDeps } from '../deps.js';
+import { RecapError, errors, sendError } from '../errors.js';
+import { clientAbortSignal } from '../http/client-abort.js';
+import { readBody } from '../http/read-body.js';
+import { sendUpstreamResponse, type SendOutcome } from '../http/send-upstream-response.js';
+import { upstreamRequestHeaders } from '../upstream/headers.js';
+import { parseChatRequest } from './parse-request.js';
+import type { ChatPlan } from './compaction-step.js';
+import type { RequestLog } from './request-log.js';
+
+/** POST /v1/chat/completions, as the request path of DESIGN.md reads top to bottom. */
+export function createChatHandler(deps: AppDeps) {
+  const { config } = deps;
+  const stripHeaders = [config.server.conversation_header];
+
+  return async function chatCompletions(req: IncomingMessage, res: ServerResponse, log: RequestLog): Promise<void> {
+    const signal = clientAbortSignal(res);
+    let plan: ChatPlan | undefined;
+    let succeeded = false;
+    try {
+      const raw = await readBody(req, config.server.body_limit_bytes);
+      const body = parseChatRequest(raw);
+      log.model = body.model;
+      const route = deps.routeModel(body.model);
+      const upstream = deps.upstreams.get(route.upstream);
+      if (!upstream) throw errors.internal();
+
+      plan = await deps.compaction.prepare({ req, body, model: route.model, signal, log });
+      const forwardBody = plan.messages ? Buffer.from(JSON.stringify({ ...body, messages: plan.messages })) : raw;
+
+      const response = await upstream.request({
+        method: 'POST',
+        path: '/chat/completions',
+        headers: {
+          ...upstreamRequestHeaders(req.headers, { apiKey: upstream.config.api_key }, { chat: true, stripHeaders }),
+          'content-type': 'application/json',
+        },
+        body: forwardBody,
+        signal,
+      });
+      log.upstreamStatus = response.statusCode;
+      log.upstreamHeadersMs = performance.now() - log.startedAt;
+      const observer = plan.observeResponse(response.statusCode, response.headers);
+      const outcome: SendOutcome = await sendUpstreamResponse(res, response, {
+        extraHeaders: plan.headers,
+        observe: observer?.onChunk,
+      });
+      log.outcome = outcome;
+      if (outcome === 'complete') {
+        succeeded = true;
+        await plan.afterSuccess(observer);
+      }
+    } catch (err) {
+      if (signal.aborted) {
+        log.outcome = 'client_closed';
+        return;
+      }
+      const recapErr = err instanceof RecapError ? err : errors.internal();
+      if (!(err instanceof RecapError)) deps.logger.error({ err }, 'chat request failed');
+      log.error = recapErr.code;
+      sendError(res, recapErr);
+    } finally {
+      if (plan && !succeeded) await plan.abandon();
+    }
+  };
+}

@@ -1,0 +1,31 @@
+import { errors } from '../errors.js';
+import type { ChatRequest } from './types.js';
+
+/**
+ * Parses and checks the few fields recap relies on; everything else is the upstream's business
+ * and is forwarded as the client sent it.
+ */
+export function parseChatRequest(raw: Buffer): ChatRequest {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch (err) {
+    throw errors.invalidJson((err as Error).message);
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw errors.invalidRequest('The request body must be a JSON object.');
+  }
+  const req = body as Record<string, unknown>;
+  if (typeof req.model !== 'string' || req.model === '') {
+    throw errors.invalidRequest('`model` must be a non-empty string.', 'model');
+  }
+  if (!Array.isArray(req.messages)) {
+    throw errors.invalidRequest('`messages` must be an array of messages.', 'messages');
+  }
+  req.messages.forEach((m, i) => {
+    if (m === null || typeof m !== 'object' || Array.isArray(m) || typeof (m as { role?: unknown }).role !== 'string') {
+      throw errors.invalidRequest(`messages[${i}] must be an object with a string \`role\`.`, `messages[${i}]`);
+    }
+  });
+  return req as ChatRequest;
+}

@@ -1,0 +1,36 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RecapError, errors, sendError } from '../errors.js';
+import { clientAbortSignal } from '../http/client-abort.js';
+import { sendUpstreamResponse } from '../http/send-upstream-response.js';
+import type { Upstream } from '../upstream/client.js';
+import { upstreamRequestHeaders } from '../upstream/headers.js';
+
+/**
+ * Every `/v1/*` route other than chat completions: the request body is streamed to the default
+ * upstream as it arrives (uploads are not buffered) and the response streamed back untouched.
+ */
+export async function passthrough(
+  req: IncomingMessage,
+  res: ServerResponse,
+  upstream: Upstream,
+  stripHeaders: readonly string[],
+): Promise<{ status: number }> {
+  const signal = clientAbortSignal(res);
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  try {
+    const response = await upstream.request({
+      method: req.method ?? 'GET',
+      path: (req.url ?? '/').replace(/^\/v1(?=\/|$|\?)/, ''),
+      headers: upstreamRequestHeaders(req.headers, { apiKey: upstream.config.api_key }, { chat: false, stripHeaders }),
+      body: hasBody ? req : null,
+      signal,
+    });
+    await sendUpstreamResponse(res, response);
+    return { status: response.statusCode };
+  } catch (err) {
+    if (signal.aborted) return { status: 499 };
+    const recapErr = err instanceof RecapError ? err : errors.internal();
+    sendError(res, recapErr);
+    return { status: recapErr.status };
+  }
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { RecapError } from '../errors.js';
+import { identify } from './identify.js';
+
+const opts = { header: 'x-conversation-id', secret: 'a-server-secret-of-some-length' };
+const msgs = [
+  { role: 'system', content: 'be brief' },
+  { role: 'user', content: 'hello' },
+];
+
+describe('identify', () => {
+  it('scopes one conversation id per tenant and never exposes the raw id or credential', () => {
+    const a = identify({ authorization: 'Bearer sk-tenant-a', 'x-conversation-id': 'conv-1' }, msgs, opts);
+    const b = identify({ authorization: 'Bearer sk-tenant-b', 'x-conversation-id': 'conv-1' }, msgs, opts);
+    expect(a.tenant).not.toBe(b.tenant);
+    expect(a.conversation).not.toBe(b.conversation);
+    expect(a.explicit).toBe(true);
+    expect(JSON.stringify(a)).not.toMatch(/conv-1|sk-tenant/);
+  });
+
+  it('derives a stable id from the pinned messages and the first user message', () => {
+    const h = { authorization: 'Bearer k' };
+    const first = identify(h, msgs, opts);
+    const later = identify(h, [...msgs, { role: 'assistant', content: 'hi' }, { role: 'user', content: 'more' }], opts);
+    const other = identify(h, [msgs[0]!, { role: 'user', content: 'another topic' }], opts);
+    expect(later.conversation).toBe(first.conversation);
+    expect(other.conversation).not.toBe(first.conversation);
+    expect(first.explicit).toBe(false);
+  });
+
+  it('accepts long ids up to 512 bytes and refuses longer ones with a 400', () => {
+    const h = (id: string) => ({ authorization: 'Bearer k', 'x-conversation-id': id });
+    expect(identify(h('x'.repeat(512)), msgs, opts).explicit).toBe(true);
+    expect(identify(h('x'.repeat(511) + 'y'), msgs, opts).conversation).not.toBe(identify(h('x'.repeat(512)), msgs, opts).conversation);
+    try {
+      identify(h('x'.repeat(513)), msgs, opts);
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(RecapError);
+      expect((err as RecapError).status).toBe(400);
+    }
+  });
+});

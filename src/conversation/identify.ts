@@ -1,0 +1,64 @@
+import { createHmac } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ChatMessage } from '../chat/types.js';
+import { errors } from '../errors.js';
+import { canonicalJson } from './canonical.js';
+
+export const MAX_CONVERSATION_ID_BYTES = 512;
+
+export interface Identity {
+  /** Keyed hash of the caller's credential: records of one tenant are invisible to every other. */
+  tenant: string;
+  /** Keyed hash of the conversation id (header) or of the conversation's opening messages. */
+  conversation: string;
+  /** Whether the id came from the header (true) or was derived from the messages (false). */
+  explicit: boolean;
+}
+
+function keyedHash(secret: string, ...parts: string[]): string {
+  const h = createHmac('sha256', secret);
+  for (const p of parts) h.update(p).update('\0');
+  return h.digest('base64url');
+}
+
+/** The credential a client authenticates with; each of OpenAI's and Azure's header styles counts. */
+export function credentialOf(headers: IncomingHttpHeaders): string {
+  const value = headers.authorization ?? headers['api-key'] ?? headers['x-api-key'];
+  return Array.isArray(value) ? value.join(',') : (value ?? '');
+}
+
+export function tenantOf(headers: IncomingHttpHeaders, secret: string): string {
+  return keyedHash(secret, 'tenant', credentialOf(headers));
+}
+
+export function conversationIdHash(tenant: string, id: string, secret: string): string {
+  return keyedHash(secret, 'conversation', tenant, id);
+}
+
+/**
+ * Without the header, the pinned messages plus the first user message name the conversation:
+ * they stay the same while the history grows, and differ between unrelated conversations.
+ */
+function derivedConversation(messages: readonly ChatMessage[]): string {
+  const opening: string[] = [];
+  for (const m of messages) {
+    opening.push(canonicalJson(m));
+    if (m.role === 'user') break;
+  }
+  return opening.join('\n');
+}
+
+export function identify(
+  headers: IncomingHttpHeaders,
+  messages: readonly ChatMessage[],
+  opts: { header: string; secret: string },
+): Identity {
+  const tenant = tenantOf(headers, opts.secret);
+  const raw = headers[opts.header];
+  const id = Array.isArray(raw) ? raw.join(',') : raw;
+  if (id !== undefined && id !== '') {
+    if (Buffer.byteLength(id) > MAX_CONVERSATION_ID_BYTES) throw errors.headerTooLong(opts.header, MAX_CONVERSATION_ID_BYTES);
+    return { tenant, conversation: conversationIdHash(tenant, id, opts.secret), explicit: true };
+  }
+  return { tenant, conversation: keyedHash(opts.secret, 'derived', tenant, derivedConversation(messages)), explicit: false };
+}

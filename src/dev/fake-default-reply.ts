@@ -1,0 +1,54 @@
+// What the fake answers when nothing is scripted: a deterministic echo of the last user message,
+// or a call to the first tool when the user asks for a tool.
+import type { ScriptedReply } from './fake-types.js';
+
+/** Text of a message content: a string, or the text parts of a content array. */
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part) => (typeof part?.text === 'string' ? part.text : ''))
+    .filter((text) => text.length > 0)
+    .join(' ');
+}
+
+export function defaultChatReply(request: any): ScriptedReply {
+  const messages: any[] = Array.isArray(request?.messages) ? request.messages : [];
+  const tools: any[] = Array.isArray(request?.tools) ? request.tools : [];
+  const last = messages.at(-1);
+  if (tools.length > 0 && last?.role === 'user' && /\btool\b/i.test(textOf(last.content))) {
+    const fn = tools[0]?.function;
+    const name = typeof fn?.name === 'string' ? fn.name : 'tool';
+    return { toolCalls: [{ name, arguments: JSON.stringify(sampleArguments(fn?.parameters)) }] };
+  }
+  const lastUser = [...messages].reverse().find((m) => m?.role === 'user');
+  const said = textOf(lastUser?.content).replace(/\s+/g, ' ').trim();
+  return { content: `Echo: ${said.slice(0, 60)}. This is a deterministic reply from the fake upstream.` };
+}
+
+/** Arguments that satisfy a JSON schema's declared properties, so tool-call tests look real. */
+function sampleArguments(schema: any): Record<string, unknown> {
+  const properties = schema?.properties;
+  if (typeof properties !== 'object' || properties === null) return {};
+  const args: Record<string, unknown> = {};
+  for (const [key, property] of Object.entries<any>(properties)) {
+    args[key] = sampleValue(property?.type);
+  }
+  return args;
+}
+
+function sampleValue(type: unknown): unknown {
+  switch (type) {
+    case 'number':
+    case 'integer':
+      return 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return [];
+    case 'object':
+      return {};
+    default:
+      return 'example';
+  }
+}

@@ -1,0 +1,55 @@
+import type { ServerResponse } from 'node:http';
+
+// recap's own failures. Each carries a stable `code` (clients and tests match on it) and is sent
+// in OpenAI's error shape so that SDKs raise their usual error classes.
+
+export type RecapErrorType = 'invalid_request_error' | 'api_error' | 'authentication_error' | 'not_found_error';
+
+export class RecapError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly type: RecapErrorType = status < 500 ? 'invalid_request_error' : 'api_error',
+    readonly param: string | null = null,
+  ) {
+    super(message);
+    this.name = 'RecapError';
+  }
+}
+
+export const errors = {
+  invalidJson: (detail: string) => new RecapError(400, 'invalid_json', `We could not parse the JSON body of your request: ${detail}`),
+  invalidRequest: (message: string, param: string | null = null) =>
+    new RecapError(400, 'invalid_request', message, 'invalid_request_error', param),
+  bodyTooLarge: (limit: number) =>
+    new RecapError(413, 'body_too_large', `Request body exceeds the limit of ${limit} bytes.`),
+  headerTooLong: (name: string, limit: number) =>
+    new RecapError(400, 'header_too_long', `Header ${name} exceeds ${limit} bytes.`, 'invalid_request_error', name),
+  notFound: (what: string) => new RecapError(404, 'not_found', `${what} not found.`, 'not_found_error'),
+  unauthorized: () => new RecapError(401, 'missing_credential', 'This endpoint needs an Authorization header.', 'authentication_error'),
+  upstreamUnreachable: (upstream: string, detail: string) =>
+    new RecapError(502, 'upstream_unreachable', `Upstream "${upstream}" could not be reached: ${detail}`),
+  upstreamTimeout: (upstream: string, phase: string) =>
+    new RecapError(504, 'upstream_timeout', `Upstream "${upstream}" timed out (${phase}).`),
+  internal: () => new RecapError(500, 'internal_error', 'recap failed to process the request.'),
+};
+
+export function errorBody(err: RecapError): string {
+  return JSON.stringify({ error: { message: err.message, type: err.type, param: err.param, code: err.code } });
+}
+
+/** Answers with a recap error unless headers already went out (then the connection is cut). */
+export function sendError(res: ServerResponse, err: RecapError, extraHeaders: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = errorBody(err);
+  res.writeHead(err.status, {
+    ...extraHeaders,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}

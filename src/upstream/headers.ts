@@ -1,0 +1,66 @@
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+
+// RFC 9110 §7.6.1: connection-specific fields apply to one hop only, as do the fields that the
+// `Connection` header nominates. They are stripped before anything else looks at the headers.
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+function nominated(headers: IncomingHttpHeaders): Set<string> {
+  const value = headers.connection;
+  if (!value) return new Set();
+  return new Set(
+    String(value)
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+  );
+}
+
+/** Copies the end-to-end headers, skipping hop-by-hop ones and any name in `drop`. */
+export function endToEndHeaders(headers: IncomingHttpHeaders, drop: ReadonlySet<string> = new Set()): Record<string, string | string[]> {
+  const named = nominated(headers);
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name) || drop.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+// host is the upstream's; content-length is recomputed from the bytes actually sent.
+const NOT_FORWARDED_UPSTREAM = new Set(['host', 'content-length', 'expect']);
+// Chat responses are read for token usage, so ask the upstream for identity encoding there.
+const NOT_FORWARDED_CHAT = new Set([...NOT_FORWARDED_UPSTREAM, 'accept-encoding']);
+
+export interface UpstreamAuth {
+  apiKey?: string;
+}
+
+export function upstreamRequestHeaders(
+  client: IncomingHttpHeaders,
+  auth: UpstreamAuth,
+  opts: { chat: boolean; stripHeaders?: readonly string[] },
+): Record<string, string | string[]> {
+  const drop = new Set([...(opts.chat ? NOT_FORWARDED_CHAT : NOT_FORWARDED_UPSTREAM), ...(opts.stripHeaders ?? [])]);
+  if (auth.apiKey) {
+    drop.add('authorization');
+    drop.add('api-key');
+  }
+  const out = endToEndHeaders(client, drop);
+  if (auth.apiKey) out.authorization = `Bearer ${auth.apiKey}`;
+  return out;
+}
+
+/** Upstream response headers as they go to the client (hop-by-hop stripped). */
+export function clientResponseHeaders(upstream: IncomingHttpHeaders | Record<string, string | string[] | undefined>): OutgoingHttpHeaders {
+  return endToEndHeaders(upstream as IncomingHttpHeaders);
+}
