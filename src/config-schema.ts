@@ -31,6 +31,8 @@ export const summarizerSchema = z
     timeout_ms: positiveInt.default(60_000),
     // Largest transcript (in tokens) sent in one summarizer call; bigger spans go in chunks.
     max_input_tokens: positiveInt.default(64_000),
+    // Reasoning models (o-series, gpt-5) take max_completion_tokens; many compatible servers only max_tokens.
+    token_limit_field: z.enum(['max_tokens', 'max_completion_tokens']).default('max_tokens'),
   })
   .strict();
 
@@ -63,6 +65,8 @@ export const modelSchema = z
     max_output_tokens: positiveInt,
     encoding: z.enum(['o200k_base', 'cl100k_base', 'estimate']).default('o200k_base'),
     budget: positiveInt.optional(),
+    // Scale estimates by the upstream's reported usage; on by default only where the tokenizer is unknown.
+    calibrate: z.boolean().optional(),
     compaction: compactionSchema.default(compactionSchema.parse({ strategy: 'off' })),
   })
   .strict();

@@ -43,8 +43,10 @@ export function segment(messages: readonly ChatMessage[]): Segmentation {
 
   const rounds: Round[] = [];
   for (let i = pinnedCount; i < messages.length; i++) {
-    if (starts[i]) rounds.push({ start: i, end: messages.length });
-    if (rounds.length > 1) rounds[rounds.length - 2]!.end = rounds[rounds.length - 1]!.start;
+    if (!starts[i]) continue;
+    const previous = rounds.at(-1);
+    if (previous) previous.end = i;
+    rounds.push({ start: i, end: messages.length });
   }
   return { pinnedCount, summaryIndex, rounds };
 }

@@ -24,13 +24,13 @@ export interface PlanContext {
   id: string;
   model: string;
   promptTokens: number;
-  /** Used when the scripted reply says nothing about content or tool calls. */
-  fallback: ScriptedReply;
+  /** Used when the scripted reply says nothing about content or tool calls; lazy, summaries cost work. */
+  fallback: () => ScriptedReply;
 }
 
 export function planChatReply(reply: ScriptedReply, ctx: PlanContext): ChatReplyPlan {
   const scriptsOutput = reply.content !== undefined || reply.toolCalls !== undefined || reply.stream?.chunks !== undefined;
-  const source = scriptsOutput ? reply : ctx.fallback;
+  const source = scriptsOutput ? reply : ctx.fallback();
   const chunks = source.stream?.chunks;
   const content = source.content ?? chunks?.join('') ?? null;
   const toolCalls = (source.toolCalls ?? []).map((call, i) => ({ id: `call_${ctx.id}_${i}`, ...call }));

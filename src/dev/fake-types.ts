@@ -29,6 +29,8 @@ export interface FakeUpstreamOptions {
   chunkDelayMs?: number;
   /** Exact prompt_tokens to report; default is a rough ceil(JSON(messages).length / 4). */
   promptTokens?: (req: RecordedRequest) => number;
+  /** Keep only the newest N recorded requests (and their sent bytes); default unlimited. */
+  maxRecorded?: number;
 }
 
 export interface ScriptedToolCall {

@@ -1,0 +1,58 @@
+// Secrets are redacted from everything recap sends to the summarizer (DESIGN rule 5): a summary
+// outlives the request, is stored, and goes to a model the user did not pick for that content.
+// Patterns run most specific first, so a key gets its own kind; `[REDACTED:` is never matched
+// again, so redacting twice changes nothing.
+
+interface SecretPattern {
+  kind: string;
+  pattern: RegExp;
+  /** Which capture groups to keep around the redaction (a label such as `Bearer ` or `token=`). */
+  keep?: 'prefix';
+}
+
+// Credential tokens are bounded by characters that cannot belong to them, so `task-…` or
+// `max_tokens` never match a pattern that starts in the middle of a word.
+const START = '(?<![A-Za-z0-9_-])';
+const END = '(?![A-Za-z0-9_-])';
+
+const SECRET_PATTERNS: readonly SecretPattern[] = [
+  {
+    kind: 'private_key',
+    // A key block cut short (an abbreviated paste) still loses everything after its BEGIN line.
+    pattern: /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----(?:[\s\S]*?-----END \1PRIVATE KEY-----|[A-Za-z0-9+/=\s]*)/g,
+  },
+  { kind: 'anthropic_key', pattern: new RegExp(`${START}sk-ant-[A-Za-z0-9_-]{20,}`, 'g') },
+  // A digit is required so that prose like `sk-learn-is-a-great-library` stays.
+  { kind: 'openai_key', pattern: new RegExp(`${START}sk-(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}`, 'g') },
+  { kind: 'stripe_key', pattern: new RegExp(`${START}[spr]k_(?:live|test)_[A-Za-z0-9]{16,}`, 'g') },
+  { kind: 'github_token', pattern: new RegExp(`${START}(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})`, 'g') },
+  { kind: 'aws_access_key', pattern: /(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])/g },
+  { kind: 'google_api_key', pattern: new RegExp(`${START}AIza[A-Za-z0-9_-]{35}${END}`, 'g') },
+  { kind: 'slack_token', pattern: new RegExp(`${START}xox[abprs]-[A-Za-z0-9-]{10,}`, 'g') },
+  { kind: 'jwt', pattern: new RegExp(`${START}eyJ[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]{5,}`, 'g') },
+  {
+    kind: 'bearer',
+    // "Bearer authentication" is prose: a token needs a digit or, without one, 16+ characters.
+    pattern: /(\bBearer\s+)(?!\[REDACTED)(?:(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/=-]{8,}|[A-Za-z0-9._~+/=-]{16,})/gi,
+    keep: 'prefix',
+  },
+  {
+    kind: 'secret',
+    // `password=…`, `"api_key": "…"`, `DB_PASSWORD: …`, `?token=…&`: the label stays, a value of
+    // 8+ characters without spaces goes. "the password field is required" has no value to take.
+    pattern:
+      /((?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)["']?\s*[:=]\s*["']?)(?!\[REDACTED)[^\s"'`,;&<>]{8,}/gi,
+    keep: 'prefix',
+  },
+];
+
+export function redact(text: string): string {
+  let out = text;
+  for (const { kind, pattern, keep } of SECRET_PATTERNS) {
+    out = out.replace(pattern, (...match: unknown[]) => {
+      const prefix = keep === 'prefix' ? String(match[1]) : '';
+      return `${prefix}[REDACTED:${kind}]`;
+    });
+  }
+  return out;
+}

@@ -1,0 +1,85 @@
+// The fake's answers per route: chat completions (JSON or SSE), the models list, an echo of
+// anything else, scripted raw bodies and OpenAI-shaped errors.
+import type { ServerResponse } from 'node:http';
+import type { BodyWriter } from './fake-body-writer.js';
+import { defaultChatReply } from './fake-default-reply.js';
+import { completionBody, errorBody, planChatReply, streamEvents } from './fake-replies.js';
+import { pathOf } from './fake-script.js';
+import { startEventStream, writeEvents } from './fake-sse.js';
+import { extractiveSummary } from './fake-summary.js';
+import type { FakeUpstreamOptions, RecordedRequest, ScriptedReply } from './fake-types.js';
+
+export const CHAT_PATH = '/v1/chat/completions';
+const MODELS_PATH = '/v1/models';
+
+export interface Exchange {
+  record: RecordedRequest;
+  reply: ScriptedReply;
+  res: ServerResponse;
+  writer: BodyWriter;
+  /** Unique per request, used in response ids. */
+  serial: number;
+  isChatCall: boolean;
+  isSummarizerCall: boolean;
+  options: () => FakeUpstreamOptions;
+}
+
+export async function respond(x: Exchange): Promise<void> {
+  const status = x.reply.status ?? 200;
+  const headers = { 'x-request-id': `req_fake_${x.serial}`, ...x.reply.headers };
+  if (x.reply.body !== undefined) return sendBody(x, status, headers, x.reply.body);
+  if (status >= 400) return sendBody(x, status, headers, errorBody(status));
+  if (x.isChatCall) {
+    if (x.record.json === undefined) {
+      return sendBody(x, 400, headers, errorBody(400, 'We could not parse the JSON body of your request.'));
+    }
+    return sendChat(x, status, headers);
+  }
+  if (x.record.method === 'GET' && pathOf(x.record) === MODELS_PATH) {
+    return sendBody(x, status, headers, modelsList(x.options().summarizerModel));
+  }
+  return sendBody(x, status, headers, { object: 'echo', method: x.record.method, path: x.record.path, body: x.record.body });
+}
+
+async function sendChat(x: Exchange, status: number, headers: Record<string, string>): Promise<void> {
+  const request = x.record.json;
+  const options = x.options();
+  const plan = planChatReply(x.reply, {
+    id: `fake${x.serial}`,
+    model: typeof request.model === 'string' ? request.model : 'fake-model',
+    promptTokens: options.promptTokens?.(x.record) ?? Math.ceil(JSON.stringify(request.messages ?? []).length / 4),
+    fallback: () => (x.isSummarizerCall ? { content: extractiveSummary(request) } : defaultChatReply(request)),
+  });
+  if (request.stream !== true) return sendBody(x, status, headers, completionBody(plan, x.reply.usage ?? true));
+  const withUsage = x.reply.usage ?? request.stream_options?.include_usage === true;
+  startEventStream(x.res, status, headers);
+  await writeEvents(x.writer, streamEvents(plan, withUsage, x.reply.sseError), () => x.options().chunkDelayMs ?? 0);
+}
+
+function sendBody(x: Exchange, status: number, headers: Record<string, string>, body: unknown): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const bytes = Buffer.from(text);
+  x.res.writeHead(status, {
+    'content-type': typeof body === 'string' && !parsesAsJson(body) ? 'text/plain; charset=utf-8' : 'application/json',
+    'content-length': String(bytes.length),
+    ...headers,
+  });
+  x.writer.end(bytes);
+}
+
+function modelsList(summarizerModel: string | undefined): object {
+  const ids = ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1-mini', ...(summarizerModel ? [summarizerModel] : [])];
+  return {
+    object: 'list',
+    data: [...new Set(ids)].map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'fake-upstream' })),
+  };
+}
+
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,130 @@
+// A scripted OpenAI-compatible upstream on plain node:http for tests, the demo and benchmarks.
+// It records every request, answers chat completions (JSON or SSE) deterministically, plays
+// recap's summarizer with an extractive summary, and can inject errors, delays and broken streams.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BodyWriter } from './fake-body-writer.js';
+import { CHAT_PATH, respond } from './fake-routes.js';
+import { pathOf, ReplyScript } from './fake-script.js';
+import type { FakeUpstream, FakeUpstreamOptions, RecordedRequest } from './fake-types.js';
+
+export type { FakeUpstream, FakeUpstreamOptions, RecordedRequest, ScriptedReply } from './fake-types.js';
+
+export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
+  let options: FakeUpstreamOptions = { ...initial };
+  const requests: RecordedRequest[] = [];
+  const writers = new Map<RecordedRequest, BodyWriter>();
+  const closeListeners: ((r: RecordedRequest) => void)[] = [];
+  const script = new ReplyScript();
+  const shutdown = new AbortController();
+  let serial = 0;
+
+  const isChatCall = (r: RecordedRequest): boolean => r.method === 'POST' && pathOf(r) === CHAT_PATH;
+  const isSummarizerCall = (r: RecordedRequest): boolean =>
+    isChatCall(r) && options.summarizerModel !== undefined && r.json?.model === options.summarizerModel;
+
+  function forgetOldest(): void {
+    const overflow = requests.length - (options.maxRecorded ?? Infinity);
+    if (overflow <= 0) return;
+    for (const old of requests.splice(0, overflow)) writers.delete(old);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const record: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      headers: req.headers,
+      body: '',
+      receivedAt: Date.now(),
+      closedEarly: false,
+    };
+    let writer: BodyWriter | undefined;
+    // Writes to a connection the client dropped fail; that is expected here, not a crash.
+    res.on('error', () => {});
+    res.on('close', () => {
+      if (res.writableFinished || writer?.brokenOnPurpose) return;
+      record.closedEarly = true;
+      for (const listener of closeListeners) listener(record);
+    });
+
+    try {
+      record.body = await readBody(req);
+    } catch {
+      return; // the client went away while sending the body
+    }
+    record.json = parseJson(record.body);
+
+    const chat = isChatCall(record);
+    const summarizer = isSummarizerCall(record);
+    const reply = script.take(record, summarizer) ?? {};
+    writer = new BodyWriter(res, reply.resetAfterBytes);
+    requests.push(record);
+    writers.set(record, writer);
+    forgetOldest();
+
+    const routeLatency = summarizer ? (options.summarizerLatencyMs ?? options.latencyMs) : chat ? options.latencyMs : 0;
+    const delay = (routeLatency ?? 0) + (reply.delayMs ?? 0);
+    if (delay > 0) {
+      try {
+        await sleep(delay, undefined, { signal: shutdown.signal });
+      } catch {
+        return; // the fake is closing
+      }
+    }
+    if (!writer.open) return;
+    await respond({ record, reply, res, writer, serial: ++serial, isChatCall: chat, isSummarizerCall: summarizer, options: () => options });
+  }
+
+  const server = createServer((req, res) => void handle(req, res));
+  const host = initial.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(initial.port ?? 0, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${port}`;
+
+  return {
+    url: `${origin}/v1`,
+    origin,
+    requests,
+    chatRequests: () => requests.filter((r) => isChatCall(r) && !isSummarizerCall(r)),
+    summarizerRequests: () => requests.filter(isSummarizerCall),
+    enqueue: (reply, opts) => script.enqueue(reply, opts),
+    setDefault: (fn) => script.setDefault(fn),
+    setOptions: (o) => {
+      options = { ...options, ...o };
+    },
+    onClose: (cb) => {
+      closeListeners.push(cb);
+    },
+    sentBytes: (r) => writers.get(r)?.sentBytes() ?? Buffer.alloc(0),
+    reset: () => {
+      requests.length = 0;
+      writers.clear();
+      closeListeners.length = 0;
+      script.reset();
+    },
+    close: async () => {
+      shutdown.abort();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,66 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import { createApp } from './app.js';
+import { createModelResolver, defaultUpstreamName, type Config } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+import { createRuntime, type Runtime } from './runtime.js';
+
+export interface RunningRecap {
+  url: string;
+  port: number;
+  runtime: Runtime;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  port?: number;
+  host?: string;
+  logger?: Logger;
+}
+
+/** Boots recap: builds every dependency, serves, and closes all of it on close(). */
+export async function startRecap(config: Config, opts: StartOptions = {}): Promise<RunningRecap> {
+  const logger = opts.logger ?? createLogger(config.server.log_level);
+  const runtime = await createRuntime(config, logger);
+  const resolveModel = createModelResolver(config.models);
+  const defaultUpstream = defaultUpstreamName(config);
+  const app = createApp({
+    config,
+    logger,
+    upstreams: runtime.upstreams,
+    defaultUpstream,
+    routeModel: (name) => {
+      const model = resolveModel(name);
+      return { model, upstream: model?.upstream ?? defaultUpstream };
+    },
+    compaction: runtime.compaction,
+    metrics: runtime.metrics,
+    inspect: runtime.inspect,
+    readiness: runtime.readiness,
+  });
+  const host = opts.host ?? config.server.host;
+  const server = await new Promise<Server>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: opts.port ?? config.server.port, hostname: host }, () => resolve(s as Server));
+  });
+  // Streams may stay silent for minutes between tokens; Node's own socket timeouts must not cut them.
+  server.requestTimeout = 0;
+  server.keepAliveTimeout = 65_000;
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const url = `http://${shownHost}:${port}`;
+  logger.info({ url, store: runtime.storeKind }, 'recap listening');
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      // Stop accepting, let in-flight requests and streams finish (bounded), then close the rest.
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, config.server.shutdown_grace_ms).unref());
+      await Promise.race([drained, grace]);
+      server.closeAllConnections();
+      await runtime.close();
+    })());
+  return { url, port, runtime, close };
+}

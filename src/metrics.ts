@@ -1,0 +1,44 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+// Labels are bounded: `model` is the config entry's `match` (or "unconfigured"), never the raw
+// name a client sent, so that no client can blow up the number of series.
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'recap_' });
+  const r = { registers: [registry] };
+  return {
+    registry,
+    requests: new Counter({ ...r, name: 'recap_requests_total', help: 'HTTP requests by route, model and status', labelNames: ['route', 'model', 'status'] }),
+    requestDuration: new Histogram({ ...r, name: 'recap_request_duration_seconds', help: 'Time from request to the end of the response', labelNames: ['route'], buckets: LATENCY_BUCKETS }),
+    actions: new Counter({ ...r, name: 'recap_actions_total', help: 'Chat requests by x-recap-action', labelNames: ['model', 'action'] }),
+    tokensIn: new Counter({ ...r, name: 'recap_tokens_in_total', help: 'Prompt tokens the clients sent (estimate)', labelNames: ['model'] }),
+    tokensOut: new Counter({ ...r, name: 'recap_tokens_out_total', help: 'Prompt tokens recap forwarded upstream (estimate)', labelNames: ['model'] }),
+    tokensSaved: new Counter({ ...r, name: 'recap_tokens_saved_total', help: 'tokens_in minus tokens_out', labelNames: ['model'] }),
+    summarizerCalls: new Counter({ ...r, name: 'recap_summarizer_calls_total', help: 'Summarizer calls by outcome (ok, error, timeout, empty, not_smaller)', labelNames: ['model', 'outcome', 'mode'] }),
+    summarizerDuration: new Histogram({ ...r, name: 'recap_summarizer_duration_seconds', help: 'Summarizer call latency', labelNames: ['mode'], buckets: LATENCY_BUCKETS }),
+    summarizerTokens: new Counter({ ...r, name: 'recap_summarizer_tokens_total', help: 'Tokens sent to and received from the summarizer', labelNames: ['direction'] }),
+    backgroundQueued: new Gauge({ ...r, name: 'recap_background_jobs_queued', help: 'Background compaction jobs waiting' }),
+    backgroundRunning: new Gauge({ ...r, name: 'recap_background_jobs_running', help: 'Background compaction jobs running' }),
+    backgroundJobs: new Counter({ ...r, name: 'recap_background_jobs_total', help: 'Background compaction jobs by outcome (done, failed, skipped, shed)', labelNames: ['outcome'] }),
+    tenantBudgetExceeded: new Counter({ ...r, name: 'recap_tenant_budget_exceeded_total', help: 'Compactions that fell back to window because a tenant spent its summarizer budget' }),
+    storeErrors: new Counter({ ...r, name: 'recap_store_errors_total', help: 'Store operations that failed (served without records)', labelNames: ['op'] }),
+    storeDuration: new Histogram({ ...r, name: 'recap_store_duration_seconds', help: 'Store operation latency', labelNames: ['op'], buckets: LATENCY_BUCKETS }),
+    upstreamDuration: new Histogram({ ...r, name: 'recap_upstream_headers_seconds', help: 'Time from forwarding to the upstream response headers', labelNames: ['upstream'], buckets: LATENCY_BUCKETS }),
+    calibration: new Gauge({ ...r, name: 'recap_calibration_ratio', help: 'Smoothed ratio of upstream-reported to estimated prompt tokens', labelNames: ['model'] }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/** Times an async operation into a histogram (seconds), whether it resolves or throws. */
+export async function timed<T>(h: Histogram<string>, labels: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+  const end = h.startTimer(labels);
+  try {
+    return await fn();
+  } finally {
+    end();
+  }
+}

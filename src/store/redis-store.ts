@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import { mergeCheckpoint } from './checkpoints.js';
+import { conversationTag } from './conversation-tag.js';
+import { withDeadline } from './deadline.js';
+import { CONNECT_TIMEOUT_MS, createRedisClient } from './redis-client.js';
+import { defineRecapScripts, type ScriptedClient } from './redis-scripts.js';
+import {
+  StoreUnavailableError,
+  type AddCheckpointResult,
+  type Checkpoint,
+  type ConversationKey,
+  type ConversationRecord,
+  type Store,
+  type StoreLimits,
+  type StoreState,
+} from './store.js';
+
+// The shared store of many recap replicas. A record is a hash {v: version, d: checkpoints JSON,
+// u: updatedAt}. Every key of one conversation carries the hash tag {tenant.conversation}, so on a
+// cluster they live in one slot and scripts over them never fail with CROSSSLOT.
+
+export interface RedisStoreOptions extends StoreLimits {
+  url: string;
+  keyPrefix: string;
+  /** Every method settles within this bound. */
+  commandTimeoutMs: number;
+  /** Connection errors, for the caller to log; the store itself only reports them as unavailability. */
+  onError?: (err: Error) => void;
+}
+
+export class RedisStore implements Store {
+  readonly kind = 'redis' as const;
+  private readonly client: ScriptedClient;
+  // Set by an error or a lost connection, cleared by 'ready': tells "down" from "still starting".
+  private troubled = false;
+  private closed = false;
+
+  /** Connects and waits for the first outcome, but never fails: a store that is down fails open. */
+  static async open(options: RedisStoreOptions): Promise<RedisStore> {
+    const store = new RedisStore(options);
+    await store.firstOutcome();
+    return store;
+  }
+
+  constructor(private readonly options: RedisStoreOptions) {
+    this.client = defineRecapScripts(createRedisClient(options.url, options.commandTimeoutMs));
+    this.client.on('ready', () => {
+      this.troubled = false;
+    });
+    this.client.on('close', () => {
+      this.troubled = true;
+    });
+    // Without an 'error' listener ioredis reports every failed reconnect as an unhandled error.
+    this.client.on('error', (err: Error) => {
+      this.troubled = true;
+      options.onError?.(err);
+    });
+  }
+
+  async load(key: ConversationKey): Promise<ConversationRecord | null> {
+    const recordKey = this.recordKey(key);
+    return this.run('load', async () => {
+      const fields = await this.client.recapLoad(recordKey, this.options.ttlMs);
+      if (!fields) return null;
+      const [version, checkpoints, updatedAt] = fields;
+      return { version: Number(version), checkpoints: parseCheckpoints(checkpoints), updatedAt: Number(updatedAt) };
+    });
+  }
+
+  async addCheckpoint(key: ConversationKey, checkpoint: Checkpoint, expectedVersion: number): Promise<AddCheckpointResult> {
+    const recordKey = this.recordKey(key);
+    return this.run('addCheckpoint', async () => {
+      // The merge happens here rather than in Lua, so both stores share one mergeCheckpoint; the
+      // script's version check rejects the write if anyone wrote in between.
+      const [version, checkpoints] = await this.client.hmget(recordKey, 'v', 'd');
+      const current = Number(version ?? 0);
+      if (current !== expectedVersion) return { ok: false, current };
+      const merged = mergeCheckpoint(checkpoints ? parseCheckpoints(checkpoints) : [], checkpoint, this.options.maxCheckpoints);
+      const [ok, now] = await this.client.recapCompareAndSet(recordKey, expectedVersion, JSON.stringify(merged), Date.now(), this.options.ttlMs);
+      return ok === 1 ? { ok: true, version: now } : { ok: false, current: now };
+    });
+  }
+
+  async delete(key: ConversationKey): Promise<boolean> {
+    const recordKey = this.recordKey(key);
+    return this.run('delete', async () => (await this.client.del(recordKey)) > 0);
+  }
+
+  async tryLock(key: ConversationKey, boundary: string, ttlMs: number): Promise<string | null> {
+    const lockKey = this.lockKey(key, boundary);
+    return this.run('tryLock', async () => {
+      const token = randomBytes(16).toString('base64url');
+      const set = await this.client.set(lockKey, token, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX');
+      return set === 'OK' ? token : null;
+    });
+  }
+
+  async unlock(key: ConversationKey, boundary: string, token: string): Promise<void> {
+    const lockKey = this.lockKey(key, boundary);
+    return this.run('unlock', async () => {
+      await this.client.recapCompareAndDelete(lockKey, token);
+    });
+  }
+
+  async isLocked(key: ConversationKey, boundary: string): Promise<boolean> {
+    const lockKey = this.lockKey(key, boundary);
+    return this.run('isLocked', async () => (await this.client.exists(lockKey)) > 0);
+  }
+
+  async ping(): Promise<void> {
+    return this.run('ping', async () => {
+      await this.client.ping();
+    });
+  }
+
+  state(): StoreState {
+    if (this.closed) return 'down';
+    if (this.client.status === 'ready') return 'ready';
+    return this.troubled ? 'down' : 'connecting';
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const quit = this.client.quit().then(() => undefined);
+    await withDeadline(quit, this.options.commandTimeoutMs, () => new Error('quit timed out')).catch(() => undefined);
+    // Stops reconnecting even when QUIT could not be sent.
+    this.client.disconnect();
+  }
+
+  /** Runs one operation within the command timeout; whatever goes wrong becomes StoreUnavailableError. */
+  private run<T>(operation: string, work: () => Promise<T>): Promise<T> {
+    const { commandTimeoutMs } = this.options;
+    const guarded = work().catch((err: unknown) => {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new StoreUnavailableError(`redis ${operation}: ${reason}`, { cause: err });
+    });
+    return withDeadline(guarded, commandTimeoutMs, () => new StoreUnavailableError(`redis ${operation}: no answer within ${commandTimeoutMs} ms`));
+  }
+
+  private firstOutcome(): Promise<void> {
+    if (this.client.status === 'ready') return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.client.off('ready', done);
+        this.client.off('error', done);
+        resolve();
+      };
+      const timer = setTimeout(done, CONNECT_TIMEOUT_MS);
+      this.client.once('ready', done);
+      this.client.once('error', done);
+    });
+  }
+
+  private recordKey(key: ConversationKey): string {
+    return `${this.options.keyPrefix}:{${conversationTag(key)}}:rec`;
+  }
+
+  private lockKey(key: ConversationKey, boundary: string): string {
+    return `${this.options.keyPrefix}:{${conversationTag(key)}}:lock:${boundary}`;
+  }
+}
+
+function parseCheckpoints(json: string): Checkpoint[] {
+  const parsed: unknown = JSON.parse(json);
+  if (!Array.isArray(parsed)) throw new Error('record holds no checkpoint list');
+  return parsed as Checkpoint[];
+}

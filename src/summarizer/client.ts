@@ -1,0 +1,71 @@
+import type { ChatMessage } from '../chat/types.js';
+import type { UpstreamRegistry } from '../upstream/client.js';
+
+export type SummarizerFailure = 'error' | 'timeout' | 'empty' | 'aborted';
+
+export class SummarizerError extends Error {
+  constructor(
+    readonly reason: SummarizerFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SummarizerError';
+  }
+}
+
+export interface SummarizerCall {
+  model: string;
+  upstream: string;
+  messages: ChatMessage[];
+  maxTokens: number;
+  /** Reasoning models take `max_completion_tokens`, older servers only `max_tokens`. */
+  tokenLimitField: 'max_tokens' | 'max_completion_tokens';
+  timeoutMs: number;
+  /** The client's Authorization, used only when the summarizer's upstream has no api_key. */
+  authorization?: string;
+  signal?: AbortSignal;
+}
+
+export interface SummarizerReply {
+  text: string;
+  promptTokens?: number;
+  completionTokens?: number;
+}
+
+export type Summarizer = (call: SummarizerCall) => Promise<SummarizerReply>;
+
+/** One non-streaming chat completion on the summarizer's upstream, bounded by its timeout. */
+export function createSummarizer(upstreams: UpstreamRegistry): Summarizer {
+  return async function summarize(call) {
+    const upstream = upstreams.get(call.upstream);
+    if (!upstream) throw new SummarizerError('error', `no upstream named ${call.upstream}`);
+    const timeout = AbortSignal.timeout(call.timeoutMs);
+    const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    const auth = upstream.config.api_key ? `Bearer ${upstream.config.api_key}` : call.authorization;
+    if (auth) headers.authorization = auth;
+    try {
+      const res = await upstream.request({
+        method: 'POST',
+        path: '/chat/completions',
+        headers,
+        body: JSON.stringify({ model: call.model, messages: call.messages, [call.tokenLimitField]: call.maxTokens }),
+        signal,
+      });
+      const text = await res.body.text();
+      if (res.statusCode >= 400) throw new SummarizerError('error', `summarizer answered ${res.statusCode}: ${text.slice(0, 200)}`);
+      const json = JSON.parse(text) as {
+        choices?: { message?: { content?: string | null } }[];
+        usage?: { prompt_tokens?: number; completion_tokens?: number };
+      };
+      const content = json.choices?.[0]?.message?.content?.trim() ?? '';
+      if (!content) throw new SummarizerError('empty', 'summarizer returned no text');
+      return { text: content, promptTokens: json.usage?.prompt_tokens, completionTokens: json.usage?.completion_tokens };
+    } catch (err) {
+      if (err instanceof SummarizerError) throw err;
+      if (timeout.aborted) throw new SummarizerError('timeout', `summarizer timed out after ${call.timeoutMs} ms`);
+      if (call.signal?.aborted) throw new SummarizerError('aborted', 'request aborted');
+      throw new SummarizerError('error', (err as Error).message);
+    }
+  };
+}
