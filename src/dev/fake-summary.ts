@@ -14,7 +14,8 @@ const IDENTIFIER = new RegExp(
     String.raw`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`,
     String.raw`(?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)+`,
     String.raw`\b[\w-]+\.(?:ts|js|mjs|json|ya?ml|md|py|go|rs|txt|csv|log|sql|toml|sh)\b`,
-    String.raw`\b[A-Za-z]+[-_#]?\d[\w.-]*`,
+    // Tokens mixing letters and digits: ORD-4411, user_42, v1.2, 7f3a9c21.
+    String.raw`\b(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])[\w.-]*\w`,
     String.raw`\b\d+(?:[.,:]\d+)*\b`,
   ].join('|'),
   'gi',
@@ -35,18 +36,19 @@ export function extractiveSummary(request: any): string {
     return picked;
   };
 
+  // Sections are picked in order of how specific their test is, so the catch-all ones (latest
+  // state, then facts) only get sentences nothing more telling claimed; rendering keeps the usual order.
   const goal = pick(sentences.filter((s) => /\b(goal|want|need|help|please|trying to|task)\b/i.test(s)), 1);
-  const body: Record<(typeof SUMMARY_SECTIONS)[number], string[]> = {
-    Goal: goal.length > 0 ? goal : pick(sentences, 1),
-    'Current state': pick(sentences.filter((s) => !s.endsWith('?')).slice(-2), 2),
-    Decisions: pick(sentences.filter((s) => /\b(decided|decide|agreed|chose|choose|will use|going with|settled)\b/i.test(s)), 4),
-    'Facts and identifiers': [
-      ...(identifiers.length > 0 ? [`Identifiers: ${identifiers.join(', ')}`] : []),
-      ...pick(sentences.filter((s) => identifiersOf(s).length > 0), 4),
-    ],
-    'Open questions': pick(sentences.filter((s) => s.endsWith('?')), 4),
-    'Next steps': pick(sentences.filter((s) => /\b(next|todo|then|should|need to|plan to|will)\b/i.test(s)), 4),
-  };
+  const body = {} as Record<(typeof SUMMARY_SECTIONS)[number], string[]>;
+  body.Goal = goal.length > 0 ? goal : pick(sentences, 1);
+  body.Decisions = pick(sentences.filter((s) => /\b(decided|decide|agreed|chose|choose|will use|going with|settled)\b/i.test(s)), 4);
+  body['Open questions'] = pick(sentences.filter((s) => s.endsWith('?')), 4);
+  body['Next steps'] = pick(sentences.filter((s) => /\b(next|todo|then|should|need to|plan to|will)\b/i.test(s)), 4);
+  body['Current state'] = pick(sentences.filter((s) => !s.endsWith('?') && !used.has(s)).slice(-2), 2);
+  body['Facts and identifiers'] = [
+    ...(identifiers.length > 0 ? [`Identifiers: ${identifiers.join(', ')}`] : []),
+    ...pick(sentences.filter((s) => identifiersOf(s).length > 0), 4),
+  ];
   const text = SUMMARY_SECTIONS.map((section) => {
     const lines = body[section].length > 0 ? body[section] : ['none'];
     return `## ${section}\n${lines.map((line) => `- ${line}`).join('\n')}`;
@@ -63,8 +65,8 @@ function sentencesOf(text: string): string[] {
   const sentences = text
     .split(/(?<=[.!?])\s+|\n+/)
     .map((s) => s.replace(/^\s*(?:[-*]|#+)\s*/, '').replace(/\s+/g, ' ').trim())
-    // A previous summary's own headings and placeholders are structure, not content.
-    .filter((s) => s.length >= 3 && s !== 'none' && !(SUMMARY_SECTIONS as readonly string[]).includes(s))
+    // Fragments, and a previous summary's own headings and identifier lists, are not sentences.
+    .filter((s) => s.split(' ').length >= 3 && !s.startsWith('Identifiers: ') && !(SUMMARY_SECTIONS as readonly string[]).includes(s))
     .map((s) => (s.length > 240 ? `${s.slice(0, 237)}...` : s));
   return [...new Set(sentences)];
 }

@@ -43,7 +43,8 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     // Writes to a connection the client dropped fail; that is expected here, not a crash.
     res.on('error', () => {});
     res.on('close', () => {
-      if (res.writableFinished || writer?.brokenOnPurpose) return;
+      // Only the client leaving counts: not a finished response, a scripted break or close().
+      if (res.writableFinished || writer?.brokenOnPurpose || shutdown.signal.aborted) return;
       record.closedEarly = true;
       for (const listener of closeListeners) listener(record);
     });

@@ -1,0 +1,87 @@
+// Faults the fake injects (broken streams, in-band errors, latency) and early client closes.
+import OpenAI from 'openai';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeUpstream, type FakeUpstream, type RecordedRequest } from './fake-upstream.js';
+
+let fake: FakeUpstream;
+let client: OpenAI;
+const ask = { model: 'm', messages: [{ role: 'user' as const, content: 'tell me a long story' }] };
+
+beforeEach(async () => {
+  fake ??= await startFakeUpstream();
+  client ??= new OpenAI({ baseURL: fake.url, apiKey: 'test', maxRetries: 0 });
+  fake.reset();
+  fake.setOptions({ chunkDelayMs: 0, latencyMs: 0 });
+});
+afterAll(() => fake.close());
+
+describe('broken connections', () => {
+  it('resetAfterBytes breaks a stream after exactly that many body bytes', async () => {
+    fake.enqueue({ content: 'word '.repeat(200), resetAfterBytes: 700 });
+    const stream = await client.chat.completions.create({ ...ask, stream: true });
+    let received = '';
+    const consume = async () => {
+      for await (const chunk of stream) received += chunk.choices[0]?.delta.content ?? '';
+    };
+    await expect(consume()).rejects.toThrow();
+    expect(received.length).toBeGreaterThan(0);
+    const record = fake.chatRequests()[0]!;
+    expect(fake.sentBytes(record)).toHaveLength(700);
+    expect(record.closedEarly).toBe(false);
+  });
+
+  it('resetAfterBytes truncates a JSON body', async () => {
+    fake.enqueue({ resetAfterBytes: 20 });
+    await expect(client.chat.completions.create(ask)).rejects.toThrow();
+    expect(fake.sentBytes(fake.chatRequests()[0]!)).toHaveLength(20);
+  });
+
+  it('marks closedEarly and calls onClose when the SDK aborts mid-stream', async () => {
+    fake.setOptions({ chunkDelayMs: 30 });
+    const closed = new Promise<RecordedRequest>((resolve) => fake.onClose(resolve));
+    const stream = await client.chat.completions.create({ ...ask, stream: true });
+    for await (const chunk of stream) {
+      if (chunk.choices[0]?.delta.content) break; // leaving the loop aborts the request
+    }
+    const record = await closed;
+    expect(record.closedEarly).toBe(true);
+    expect(fake.chatRequests()[0]).toBe(record);
+    expect(fake.sentBytes(record).toString()).not.toContain('[DONE]');
+  });
+
+  it('does not mark a completed response as closed early', async () => {
+    await client.chat.completions.create({ ...ask, stream: true }).then(async (s) => {
+      for await (const _ of s);
+    });
+    expect(fake.chatRequests()[0]?.closedEarly).toBe(false);
+  });
+});
+
+describe('in-band errors and delays', () => {
+  it('emits an SSE error event that the SDK raises', async () => {
+    fake.enqueue({ content: 'partial answer', sseError: { message: 'overloaded', type: 'server_error' } });
+    const stream = await client.chat.completions.create({ ...ask, stream: true });
+    const consume = async () => {
+      for await (const _ of stream);
+    };
+    await expect(consume()).rejects.toThrow(/overloaded/);
+    const sent = fake.sentBytes(fake.chatRequests()[0]!).toString();
+    expect(sent).toContain('data: {"error":{"message":"overloaded"');
+    expect(sent).not.toContain('[DONE]');
+  });
+
+  it('waits latencyMs plus the scripted delayMs before answering', async () => {
+    fake.setOptions({ latencyMs: 60 });
+    fake.enqueue({ delayMs: 60 });
+    const started = Date.now();
+    await client.chat.completions.create(ask);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(115);
+  });
+
+  it('lets a client time out on a scripted delay', async () => {
+    fake.enqueue({ delayMs: 5_000 });
+    const impatient = new OpenAI({ baseURL: fake.url, apiKey: 'test', maxRetries: 0, timeout: 100 });
+    await expect(impatient.chat.completions.create(ask)).rejects.toBeInstanceOf(OpenAI.APIConnectionTimeoutError);
+    await expect.poll(() => fake.chatRequests()[0]?.closedEarly).toBe(true);
+  });
+});
