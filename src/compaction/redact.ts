@@ -1,21 +1,21 @@
 // Secrets are redacted from everything recap sends to the summarizer (DESIGN rule 5): a summary
 // outlives the request, is stored, and goes to a model the user did not pick for that content.
-// Patterns run most specific first, so a key gets its own kind; `[REDACTED:` is never matched
-// again, so redacting twice changes nothing.
-
-interface SecretPattern {
-  kind: string;
-  pattern: RegExp;
-  /** Which capture groups to keep around the redaction (a label such as `Bearer ` or `token=`). */
-  keep?: 'prefix';
-}
+// Patterns run most specific first, so a key gets its own kind. The named groups `pre` and `post`
+// are kept around the redaction (a label such as `Bearer ` or `"token": "`). `[REDACTED:` is never
+// matched again, so redacting twice changes nothing.
 
 // Credential tokens are bounded by characters that cannot belong to them, so `task-…` or
 // `max_tokens` never match a pattern that starts in the middle of a word.
 const START = '(?<![A-Za-z0-9_-])';
 const END = '(?![A-Za-z0-9_-])';
 
-const SECRET_PATTERNS: readonly SecretPattern[] = [
+// `password=…`, `"api_key": "…"`, `DB_PASSWORD: …`, `?access_token=…&`: the label stays, the value
+// goes when it looks like a credential (8+ characters; unquoted, no spaces). "the password field is
+// required" has no `=`/`:` and stays; `max_tokens` is not the label `token`.
+const SECRET_LABEL =
+  '(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)';
+
+const SECRET_PATTERNS: ReadonlyArray<{ kind: string; pattern: RegExp }> = [
   {
     kind: 'private_key',
     // A key block cut short (an abbreviated paste) still loses everything after its BEGIN line.
@@ -33,25 +33,26 @@ const SECRET_PATTERNS: readonly SecretPattern[] = [
   {
     kind: 'bearer',
     // "Bearer authentication" is prose: a token needs a digit or, without one, 16+ characters.
-    pattern: /(\bBearer\s+)(?!\[REDACTED)(?:(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/=-]{8,}|[A-Za-z0-9._~+/=-]{16,})/gi,
-    keep: 'prefix',
+    pattern: /(?<pre>\bBearer\s+)(?!\[REDACTED)(?:(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/=-]{8,}|[A-Za-z0-9._~+/=-]{16,})/gi,
   },
   {
     kind: 'secret',
-    // `password=…`, `"api_key": "…"`, `DB_PASSWORD: …`, `?token=…&`: the label stays, a value of
-    // 8+ characters without spaces goes. "the password field is required" has no value to take.
-    pattern:
-      /((?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)["']?\s*[:=]\s*["']?)(?!\[REDACTED)[^\s"'`,;&<>]{8,}/gi,
-    keep: 'prefix',
+    pattern: new RegExp(`(?<pre>${SECRET_LABEL}["']?\\s*[:=]\\s*(?<q>["']))(?!\\[REDACTED)(?:(?!\\k<q>)[^\\n]){8,}(?<post>\\k<q>)`, 'gi'),
+  },
+  {
+    kind: 'secret',
+    pattern: new RegExp(`(?<pre>${SECRET_LABEL}["']?\\s*[:=]\\s*)(?!\\[REDACTED)[^\\s"'\`,;&<>]{8,}`, 'gi'),
   },
 ];
 
 export function redact(text: string): string {
   let out = text;
-  for (const { kind, pattern, keep } of SECRET_PATTERNS) {
-    out = out.replace(pattern, (...match: unknown[]) => {
-      const prefix = keep === 'prefix' ? String(match[1]) : '';
-      return `${prefix}[REDACTED:${kind}]`;
+  for (const { kind, pattern } of SECRET_PATTERNS) {
+    out = out.replace(pattern, (...args: unknown[]) => {
+      // With named groups the replacer's last argument is the groups object, else the input string.
+      const last = args.at(-1);
+      const groups = (typeof last === 'object' && last !== null ? last : {}) as { pre?: string; post?: string };
+      return `${groups.pre ?? ''}[REDACTED:${kind}]${groups.post ?? ''}`;
     });
   }
   return out;

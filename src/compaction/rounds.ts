@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../chat/types.js';
 import { isSummaryMessage } from './summary-message.js';
+import { callsOf } from './tool-calls.js';
 
 // Cuts between rounds are the only cuts recap makes (DESIGN rule 1). A round starts at a user
 // message and holds everything up to the next one, so a tool call and its result always travel
@@ -58,8 +59,8 @@ export function segment(messages: readonly ChatMessage[]): Segmentation {
 function joinToolResultsToTheirCalls(messages: readonly ChatMessage[], starts: boolean[]): void {
   const issuedAt = new Map<string, number>();
   messages.forEach((m, i) => {
-    for (const call of m.tool_calls ?? []) issuedAt.set(call.id, i);
-    const callIndex = m.role === 'tool' && m.tool_call_id ? issuedAt.get(m.tool_call_id) : undefined;
+    for (const call of callsOf(m)) if (call.id !== null) issuedAt.set(call.id, i);
+    const callIndex = m.role === 'tool' && typeof m.tool_call_id === 'string' ? issuedAt.get(m.tool_call_id) : undefined;
     if (callIndex === undefined) return;
     for (let k = callIndex + 1; k <= i; k++) starts[k] = false;
   });

@@ -16,6 +16,10 @@ describe('contentText', () => {
     ];
     expect(contentText(content)).toBe('look at this\n[image]\n[input_audio]');
   });
+
+  it('survives malformed parts instead of throwing', () => {
+    expect(contentText([null, 'x', { type: 'text' }] as never)).toBe('[unknown]\n[unknown]\n[text]');
+  });
 });
 
 describe('headChars / tailChars', () => {

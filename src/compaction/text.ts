@@ -7,10 +7,11 @@ export function contentText(content: ChatMessage['content']): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .map((part) => {
-      if (part.type === 'text' && typeof part.text === 'string') return part.text;
-      if (part.type === 'image_url') return '[image]';
-      return `[${String(part.type)}]`;
+    .map((part: unknown) => {
+      const p = (part ?? {}) as { type?: unknown; text?: unknown };
+      if (p.type === 'text' && typeof p.text === 'string') return p.text;
+      if (p.type === 'image_url') return '[image]';
+      return `[${typeof p.type === 'string' ? p.type : 'unknown'}]`;
     })
     .join('\n');
 }

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../chat/types.js';
+import { abbreviate, renderTranscript, transcriptEntries } from './transcript.js';
+
+const bounds = { toolArgsMaxChars: 20, toolResultMaxChars: 30 };
+
+describe('renderTranscript', () => {
+  it('renders one ROLE: text entry per message', () => {
+    const text = renderTranscript([
+      { role: 'user', content: 'Where is the config?' },
+      { role: 'assistant', content: 'In config/recap.yaml.' },
+      { role: 'user', name: 'alice', content: 'Thanks' },
+    ]);
+    expect(text).toBe('USER: Where is the config?\nASSISTANT: In config/recap.yaml.\nUSER (alice): Thanks');
+  });
+
+  it('abbreviates tool calls and names tool results after the function they answer', () => {
+    const messages: ChatMessage[] = [
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"/very/long/path/to/a/file.ts"}' } },
+          { id: 'c2', type: 'function', function: { name: 'now', arguments: '{}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: 'x'.repeat(100) },
+      { role: 'tool', tool_call_id: 'c2', content: '12:00' },
+    ];
+    expect(transcriptEntries(messages, bounds)).toEqual([
+      'ASSISTANT → tool_call read_file({"path":"/very/long/…)\nASSISTANT → tool_call now({})',
+      `TOOL (read_file): ${'x'.repeat(15)}[… 70 chars omitted …]${'x'.repeat(15)}`,
+      'TOOL (now): 12:00',
+    ]);
+  });
+
+  it('keeps assistant text next to its tool calls and renders legacy function calls', () => {
+    const entries = transcriptEntries([
+      { role: 'assistant', content: 'Checking.', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'assistant', content: null, function_call: { name: 'g', arguments: '{"a":1}' } },
+      { role: 'function', name: 'g', content: 'done' },
+    ]);
+    expect(entries).toEqual(['ASSISTANT: Checking.\nASSISTANT → tool_call f({})', 'ASSISTANT → function_call g({"a":1})', 'FUNCTION (g): done']);
+  });
+
+  it('shows images and other parts as placeholders', () => {
+    const text = renderTranscript([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } },
+          { type: 'file', file: { file_id: 'f1' } },
+        ],
+      },
+    ]);
+    expect(text).toBe('USER: What is this?\n[image]\n[file]');
+  });
+
+  it('redacts secrets in text, arguments and results before abbreviating them', () => {
+    const key = 'sk-proj-AbC123def456GHI789jkl012mno345';
+    const text = renderTranscript(
+      [
+        { role: 'user', content: `my key is ${key}` },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'login', arguments: `{"token":"${key}"}` } }] },
+        { role: 'tool', tool_call_id: 'c', content: `${'y'.repeat(10)}Authorization: Bearer ${key}${'z'.repeat(10)}` },
+      ],
+      { toolArgsMaxChars: 200, toolResultMaxChars: 60 },
+    );
+    expect(text).not.toContain('AbC123');
+    expect(text).not.toContain('mno345');
+    expect(text).toContain('USER: my key is [REDACTED:openai_key]');
+    expect(text).toContain('login({"token":"[REDACTED:openai_key]"})');
+  });
+
+  it('renders empty content as an empty entry rather than dropping the message', () => {
+    expect(renderTranscript([{ role: 'assistant', content: null }])).toBe('ASSISTANT: ');
+  });
+});
+
+describe('abbreviate', () => {
+  it('keeps short text and the first and last parts of long text', () => {
+    expect(abbreviate('short', 10)).toBe('short');
+    expect(abbreviate('abcdefghijklmnopqrstuvwxyz', 10)).toBe('abcde[… 16 chars omitted …]vwxyz');
+  });
+});

@@ -1,0 +1,57 @@
+import type { ChatMessage } from '../chat/types.js';
+import { redact } from './redact.js';
+import { contentText, headChars, tailChars } from './text.js';
+import { callsOf, type CallInfo } from './tool-calls.js';
+
+// The evicted messages as the summarizer reads them: one `ROLE: text` entry per message. Tool
+// traffic is abbreviated because its bulk (file dumps, JSON) rarely matters for a summary and
+// would crowd out the conversation. Secrets are redacted before anything is cut, so that a cut
+// never leaves half a key that no pattern recognises.
+
+export interface TranscriptBounds {
+  /** Longest tool-call arguments shown, in characters. */
+  toolArgsMaxChars: number;
+  /** Longest tool result shown, in characters; the middle of a longer one is omitted. */
+  toolResultMaxChars: number;
+}
+
+export const DEFAULT_TRANSCRIPT_BOUNDS: TranscriptBounds = { toolArgsMaxChars: 200, toolResultMaxChars: 1500 };
+
+/** One entry per message, in order: the units a long transcript is chunked by. */
+export function transcriptEntries(messages: readonly ChatMessage[], bounds = DEFAULT_TRANSCRIPT_BOUNDS): string[] {
+  const toolNames = new Map<string, string>();
+  return messages.map((m) => {
+    for (const call of callsOf(m)) if (call.id !== null) toolNames.set(call.id, call.name);
+    return renderMessage(m, toolNames, bounds);
+  });
+}
+
+export function renderTranscript(messages: readonly ChatMessage[], bounds = DEFAULT_TRANSCRIPT_BOUNDS): string {
+  return transcriptEntries(messages, bounds).join('\n');
+}
+
+/** `text` cut to about `maxChars`: its first and last parts around a note of what was left out. */
+export function abbreviate(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const head = headChars(text, Math.ceil(maxChars / 2));
+  const tail = tailChars(text, Math.floor(maxChars / 2));
+  return `${head}[… ${text.length - head.length - tail.length} chars omitted …]${tail}`;
+}
+
+function renderMessage(m: ChatMessage, toolNames: ReadonlyMap<string, string>, bounds: TranscriptBounds): string {
+  const role = m.role.toUpperCase();
+  const isResult = m.role === 'tool' || m.role === 'function';
+  const name = (isResult && typeof m.tool_call_id === 'string' && toolNames.get(m.tool_call_id)) || m.name;
+  const label = name ? `${role} (${name})` : role;
+  const text = redact(contentText(m.content));
+
+  const lines = callsOf(m).map((c) => `${role} → ${c.kind} ${c.name}(${truncateArgs(c, bounds)})`);
+  const shown = isResult ? abbreviate(text, bounds.toolResultMaxChars) : text;
+  if (text !== '' || lines.length === 0) lines.unshift(`${label}: ${shown}`);
+  return lines.join('\n');
+}
+
+function truncateArgs(call: CallInfo, bounds: TranscriptBounds): string {
+  const args = redact(call.arguments);
+  return args.length <= bounds.toolArgsMaxChars ? args : `${headChars(args, bounds.toolArgsMaxChars)}…`;
+}
