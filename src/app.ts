@@ -6,6 +6,7 @@ import { passthrough } from './chat/passthrough.js';
 import { newRequestLog, type RequestLog } from './chat/request-log.js';
 import type { AppDeps } from './deps.js';
 import { RecapError, errorBody, errors } from './errors.js';
+import { describeConversation, inspectionKey } from './inspect.js';
 
 type Env = { Bindings: HttpBindings };
 
@@ -21,6 +22,8 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   const finish = (log: RequestLog, status: number) => {
     log.status = status;
+    deps.metrics.requests.inc({ route: log.route, model: log.modelLabel ?? '', status: String(status) });
+    deps.metrics.requestDuration.observe({ route: log.route }, (performance.now() - log.startedAt) / 1000);
     deps.logger.info({ ...log, durationMs: Math.round((performance.now() - log.startedAt) * 100) / 100 }, 'request');
   };
 
@@ -28,6 +31,25 @@ export function createApp(deps: AppDeps): Hono<Env> {
   app.get('/readyz', async (c) => {
     const r = await deps.readiness();
     return c.json({ status: r.ready ? 'ready' : 'not_ready', store: r.store }, r.ready ? 200 : 503);
+  });
+
+  app.get('/metrics', async function metricsRoute(c) {
+    return c.body(await deps.metrics.registry.metrics(), 200, { 'content-type': deps.metrics.registry.contentType });
+  });
+
+  const inspection = { secret: deps.secret, adminToken: deps.config.server.admin_token };
+  app.get('/recap/v1/conversations/:id', async function inspectConversation(c) {
+    const id = c.req.param('id');
+    const key = inspectionKey(c.env.incoming.headers, id, c.req.query('tenant'), inspection);
+    return c.json(await describeConversation(deps.records, key, id));
+  });
+  app.delete('/recap/v1/conversations/:id', async function forgetConversation(c) {
+    const id = c.req.param('id');
+    const key = inspectionKey(c.env.incoming.headers, id, c.req.query('tenant'), inspection);
+    const existed = await deps.records.forget(key);
+    if (existed === 'unavailable') throw errors.storeUnavailable();
+    if (!existed) throw errors.notFound('Conversation');
+    return c.json({ id, deleted: true });
   });
 
   app.post('/v1/chat/completions', async function chatRoute(c) {

@@ -1,6 +1,8 @@
 import type { CompactionStep } from './chat/compaction-step.js';
 import type { Config, ModelConfig } from './config.js';
 import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+import type { Records } from './pipeline/records.js';
 import type { UpstreamRegistry } from './upstream/client.js';
 
 export interface ModelRoute {
@@ -16,5 +18,9 @@ export interface AppDeps {
   defaultUpstream: string;
   routeModel(model: string): ModelRoute;
   compaction: CompactionStep;
+  metrics: Metrics;
+  records: Records;
+  /** Key of the tenant and conversation hashes (the inspection endpoints need it too). */
+  secret: string;
   readiness(): Promise<{ ready: boolean; store: string }>;
 }

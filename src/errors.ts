@@ -32,6 +32,7 @@ export const errors = {
     new RecapError(502, 'upstream_unreachable', `Upstream "${upstream}" could not be reached: ${detail}`),
   upstreamTimeout: (upstream: string, phase: string) =>
     new RecapError(504, 'upstream_timeout', `Upstream "${upstream}" timed out (${phase}).`),
+  storeUnavailable: () => new RecapError(503, 'store_unavailable', 'The conversation store is unreachable; try again shortly.'),
   internal: () => new RecapError(500, 'internal_error', 'recap failed to process the request.'),
 };
 

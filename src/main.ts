@@ -36,7 +36,8 @@ export async function startRecap(config: Config, opts: StartOptions = {}): Promi
     },
     compaction: runtime.compaction,
     metrics: runtime.metrics,
-    inspect: runtime.inspect,
+    records: runtime.records,
+    secret: runtime.secret,
     readiness: runtime.readiness,
   });
   const host = opts.host ?? config.server.host;

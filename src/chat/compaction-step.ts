@@ -22,7 +22,8 @@ export interface ChatPlan {
   /** The messages to send upstream, or null to forward the client's bytes untouched. */
   messages: ChatMessage[] | null;
   headers: Record<string, string>;
-  observeResponse(status: number, headers: IncomingHttpHeaders): ResponseObserver | undefined;
+  /** The upstream answered with these headers; a new checkpoint is written once it accepted the request. */
+  onUpstreamResponse(status: number, headers: IncomingHttpHeaders): ResponseObserver | undefined;
   /** Runs after the whole response reached the client: record write, calibration, background. */
   afterSuccess(observer: ResponseObserver | undefined): Promise<void>;
   /** Runs when the request ended any other way: releases what prepare() holds, writes nothing. */

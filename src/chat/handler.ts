@@ -23,12 +23,14 @@ export function createChatHandler(deps: AppDeps) {
       const body = parseChatRequest(raw);
       log.model = body.model;
       const route = deps.routeModel(body.model);
+      log.modelLabel = route.model?.match ?? 'unconfigured';
       const upstream = deps.upstreams.get(route.upstream);
       if (!upstream) throw errors.internal();
 
       plan = await deps.compaction.prepare({ req, body, model: route.model, signal, log });
       const forwardBody = plan.messages ? Buffer.from(JSON.stringify({ ...body, messages: plan.messages })) : raw;
 
+      const forwardedAt = performance.now();
       const response = await upstream.request({
         method: 'POST',
         path: '/chat/completions',
@@ -40,8 +42,9 @@ export function createChatHandler(deps: AppDeps) {
         signal,
       });
       log.upstreamStatus = response.statusCode;
-      log.upstreamHeadersMs = performance.now() - log.startedAt;
-      const observer = plan.observeResponse(response.statusCode, response.headers);
+      log.upstreamHeadersMs = Math.round((performance.now() - forwardedAt) * 100) / 100;
+      deps.metrics.upstreamDuration.observe({ upstream: upstream.name }, log.upstreamHeadersMs / 1000);
+      const observer = plan.onUpstreamResponse(response.statusCode, response.headers);
       const outcome: SendOutcome = await sendUpstreamResponse(res, response, {
         extraHeaders: plan.headers,
         observe: observer?.onChunk,

@@ -5,6 +5,8 @@ export interface RequestLog {
   method: string;
   status?: number;
   model?: string;
+  /** The model's config entry (`match`), a bounded metrics label. */
+  modelLabel?: string;
   conversation?: string;
   action?: string;
   tokensIn?: number;

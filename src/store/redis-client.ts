@@ -30,7 +30,7 @@ export function createRedisClient(url: string, commandTimeoutMs: number): Redis 
   const target = parseRedisUrl(url);
   if (target.mode === 'standalone') return new Redis(target.url, failFastOptions(commandTimeoutMs));
   const { username, password, tls } = target;
-  return new Cluster(target.nodes, {
+  const cluster = new Cluster(target.nodes, {
     lazyConnect: false,
     enableOfflineQueue: false,
     clusterRetryStrategy: reconnectDelay,
@@ -44,5 +44,37 @@ export function createRedisClient(url: string, commandTimeoutMs: number): Redis 
       ...(password === undefined ? {} : { password }),
       ...(tls ? { tls: {} } : {}),
     },
+  });
+  // ioredis connects to each node lazily, on its first command, and while that connection is
+  // being made the cluster (offline queue off) rejects every other command for the node. Connecting
+  // as soon as a node is known confines that window to boot and topology changes.
+  cluster.on('+node', (node: Redis) => {
+    node.connect().catch(() => undefined);
+  });
+  return cluster;
+}
+
+function isConnected(client: Redis | Cluster): boolean {
+  if (client.status !== 'ready') return false;
+  return !(client instanceof Cluster) || client.nodes('master').every((node) => node.status === 'ready');
+}
+
+/**
+ * Resolves once the client (and, on a cluster, every master) is ready, or at its first error, or
+ * after `timeoutMs`; never rejects, since recap must boot even while Redis is down.
+ */
+export function whenConnected(client: Redis | Cluster, timeoutMs: number): Promise<void> {
+  if (isConnected(client)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const finish = () => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      client.off('error', finish);
+      resolve();
+    };
+    const timer = setTimeout(finish, timeoutMs);
+    // Polling, because a cluster's readiness spans the cluster's and each master's own events.
+    const poll = setInterval(() => isConnected(client) && finish(), 10);
+    client.once('error', finish);
   });
 }

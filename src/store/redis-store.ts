@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mergeCheckpoint } from './checkpoints.js';
 import { conversationTag } from './conversation-tag.js';
 import { withDeadline } from './deadline.js';
-import { CONNECT_TIMEOUT_MS, createRedisClient } from './redis-client.js';
+import { CONNECT_TIMEOUT_MS, createRedisClient, whenConnected } from './redis-client.js';
 import { defineRecapScripts, type ScriptedClient } from './redis-scripts.js';
 import {
   StoreUnavailableError,
@@ -38,7 +38,7 @@ export class RedisStore implements Store {
   /** Connects and waits for the first outcome, but never fails: a store that is down fails open. */
   static async open(options: RedisStoreOptions): Promise<RedisStore> {
     const store = new RedisStore(options);
-    await store.firstOutcome();
+    await whenConnected(store.client, CONNECT_TIMEOUT_MS);
     return store;
   }
 
@@ -135,21 +135,6 @@ export class RedisStore implements Store {
       throw new StoreUnavailableError(`redis ${operation}: ${reason}`, { cause: err });
     });
     return withDeadline(guarded, commandTimeoutMs, () => new StoreUnavailableError(`redis ${operation}: no answer within ${commandTimeoutMs} ms`));
-  }
-
-  private firstOutcome(): Promise<void> {
-    if (this.client.status === 'ready') return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.client.off('ready', done);
-        this.client.off('error', done);
-        resolve();
-      };
-      const timer = setTimeout(done, CONNECT_TIMEOUT_MS);
-      this.client.once('ready', done);
-      this.client.once('error', done);
-    });
   }
 
   private recordKey(key: ConversationKey): string {

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
-import { estimateTokens } from './estimate.js';
+import { estimateTokens, isSegmentStart } from './estimate.js';
+import { isBpeSafeCut, type CutTest } from './split.js';
 
 // The tokenizers recap counts with. The BPE rank tables are large (o200k_base takes most of a second
 // to build), so each is built at most once per process, on first use, unless the server preloads the
@@ -14,6 +15,8 @@ export interface TextTokenizer {
   readonly name: EncodingName;
   /** Tokens of `text` as plain text: special-token strings such as `<|endoftext|>` count as text. */
   count(text: string): number;
+  /** Where a text may be cut so that the pieces' counts sum to the whole's (see split.ts). */
+  readonly isSafeCut: CutTest;
 }
 
 // `require` rather than `import()` keeps loading synchronous, so counting stays a plain function.
@@ -31,10 +34,10 @@ function tiktokenizer(name: Exclude<EncodingName, 'estimate'>): TextTokenizer {
   const bpe = new Tiktoken(ranks);
   // Empty allowed and disallowed special sets: a user writing "<|endoftext|>" is sending text,
   // and the upstream tokenizes it as text too.
-  return { name, count: (text) => (text.length === 0 ? 0 : bpe.encode(text, [], []).length) };
+  return { name, count: (text) => (text.length === 0 ? 0 : bpe.encode(text, [], []).length), isSafeCut: isBpeSafeCut };
 }
 
-const estimator: TextTokenizer = { name: 'estimate', count: estimateTokens };
+const estimator: TextTokenizer = { name: 'estimate', count: estimateTokens, isSafeCut: isSegmentStart };
 
 export function getTokenizer(name: EncodingName): TextTokenizer {
   let tokenizer = loaded.get(name);

@@ -1,0 +1,103 @@
+import { JobQueue } from '../background/job-queue.js';
+import { planPrepare } from '../compaction/plan.js';
+import { acceptSummary } from '../compaction/validate-summary.js';
+import type { Checkpoint } from '../store/store.js';
+import type { Analysis } from './analyze.js';
+import { type Decision, costsOf } from './compact-inline.js';
+import { makeSummary } from './make-summary.js';
+import type { PipelineDeps } from './pipeline-deps.js';
+import { acquireCompactionLock } from './single-flight.js';
+import type { StepContext } from './step-context.js';
+
+// Rule 10: once a forwarded view passes prepare × budget, the checkpoint that the next overflow
+// will need is made after the response, so the turn that crosses the trigger finds it ready.
+// Jobs are deduplicated per conversation and boundary in this process (the queue) and across
+// processes (the compaction lock, then a reread of the record).
+
+export interface BackgroundCompactor {
+  consider(ctx: StepContext, a: Analysis, decision: Decision, budget: number): void;
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>): BackgroundCompactor {
+  const { metrics, logger, config } = deps;
+  const queue = new JobQueue({
+    concurrency: config.background.concurrency,
+    maxQueue: config.background.max_queue,
+    onChange: (queued, running) => {
+      metrics.backgroundQueued.set(queued);
+      metrics.backgroundRunning.set(running);
+    },
+    onShed: () => metrics.backgroundJobs.inc({ outcome: 'shed' }),
+    onError: (_key, err) => {
+      metrics.backgroundJobs.inc({ outcome: 'failed' });
+      logger.error({ err }, 'background compaction crashed');
+    },
+  });
+  const shutdown = new AbortController();
+
+  async function run(ctx: StepContext, a: Analysis, decision: Decision, boundary: number): Promise<string> {
+    const { compaction } = ctx.model;
+    const record = await deps.records.load(ctx.key);
+    if (record === 'unavailable') return 'failed';
+    const base = decision.base;
+    if (record?.checkpoints.some((cp) => cp.covered >= boundary && a.links[cp.covered - 1] === cp.chainHash)) return 'skipped';
+    const lock = await acquireCompactionLock(deps.records, ctx.key, compaction.summarizer!.timeout_ms + 30_000);
+    if (!lock.held) return lock.reason === 'busy' ? 'skipped' : 'failed';
+    try {
+      const started = performance.now();
+      const result = await makeSummary({
+        strategy: 'summarize',
+        compaction,
+        previous: base.summary,
+        evicted: a.rest.slice(base.covered, boundary),
+        countText: ctx.counter.countText,
+        summarizer: deps.summarizer,
+        defaultUpstream: ctx.model.upstream,
+        authorization: ctx.authorization,
+        signal: shutdown.signal,
+      });
+      ctx.recordSummarizer('background', result, performance.now() - started);
+      if (!result.ok) return 'failed';
+      let replaced = a.summaryTokens(base.summary);
+      for (let i = base.covered; i < boundary; i++) replaced += a.restTokens[i]!;
+      const summaryTokens = a.summaryTokens(result.text);
+      if (acceptSummary(result.text, replaced, summaryTokens, compaction.summary_max_tokens) !== 'ok') return 'failed';
+      const checkpoint: Checkpoint = {
+        covered: boundary,
+        chainHash: a.links[boundary - 1]!,
+        summary: result.text,
+        summaryTokens,
+        coveredTokens: a.restTokens.slice(0, boundary).reduce((x, y) => x + y, 0),
+        model: compaction.summarizer!.model,
+        createdAt: Date.now(),
+      };
+      return (await deps.records.add(ctx.key, checkpoint, record?.version ?? 0)) ? 'done' : 'failed';
+    } finally {
+      await deps.records.unlock(ctx.key, 'compaction', lock.token);
+    }
+  }
+
+  return {
+    consider(ctx, a, decision, budget) {
+      const { compaction } = ctx.model;
+      if (!config.background.enabled || compaction.strategy !== 'summarize' || decision.action === 'degraded') return;
+      const eviction = planPrepare(costsOf(a, decision.base), budget, compaction);
+      if (!eviction || !deps.tenantBudget.allows(ctx.identity.tenant)) return;
+      const boundary = decision.base.covered + eviction.messages;
+      const key = `${ctx.key.tenant}.${ctx.key.conversation}.${boundary}`;
+      const queued = queue.push(key, async () => {
+        const outcome = await run(ctx, a, decision, boundary);
+        metrics.backgroundJobs.inc({ outcome });
+        logger.info({ conversation: ctx.log.conversation, boundary, outcome }, 'background compaction');
+      });
+      if (queued) logger.debug({ conversation: ctx.log.conversation, boundary }, 'background compaction queued');
+    },
+    idle: () => queue.idle(),
+    close: async () => {
+      shutdown.abort();
+      await queue.close();
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import type { ChatPlan } from '../chat/compaction-step.js';
+import type { ModelConfig } from '../config.js';
+import type { Analysis } from './analyze.js';
+import type { Decision } from './compact-inline.js';
+import type { PipelineDeps } from './pipeline-deps.js';
+import type { StepContext } from './step-context.js';
+import type { RequestTokens } from './token-service.js';
+import { observeUsage } from './usage-observer.js';
+
+// The decision as the handler uses it: headers for the client, then callbacks as the response
+// goes out. A new checkpoint is written once the upstream accepted the trimmed request (so that
+// requests waiting on this compaction get it without sitting through a long generation), and
+// never when the client left before that (rule 8).
+
+export interface PlanInput {
+  deps: PipelineDeps;
+  tokens: RequestTokens;
+  model: ModelConfig | undefined;
+  /** Absent when the model has no compaction (unconfigured or strategy off). */
+  compaction?: { ctx: StepContext; a: Analysis; decision: Decision; budget: number };
+}
+
+function forwardedTokens(tokens: RequestTokens, a: Analysis, d: Decision): number {
+  if (!d.view) return tokens.tokensIn;
+  let rest = 0;
+  for (let i = d.omitted; i < a.restTokens.length; i++) rest += a.restTokens[i]!;
+  return a.pinnedTokens + a.summaryTokens(d.base.summary) + rest + a.primingTokens + tokens.toolsTokens;
+}
+
+export function createChatPlan({ deps, tokens, model, compaction }: PlanInput): ChatPlan {
+  const decision = compaction?.decision;
+  const action = decision?.action ?? 'none';
+  const tokensOut = compaction ? forwardedTokens(tokens, compaction.a, compaction.decision) : tokens.tokensIn;
+  const label = model?.match ?? 'unconfigured';
+  deps.metrics.actions.inc({ model: label, action });
+  deps.metrics.tokensIn.inc({ model: label }, tokens.tokensIn);
+  deps.metrics.tokensOut.inc({ model: label }, tokensOut);
+  deps.metrics.tokensSaved.inc({ model: label }, Math.max(0, tokens.tokensIn - tokensOut));
+  if (compaction) {
+    compaction.ctx.log.action = action;
+    compaction.ctx.log.tokensOut = tokensOut;
+  }
+
+  let written: Promise<void> | undefined;
+  let lockToken = decision?.write?.lockToken ?? null;
+  const release = async () => {
+    if (compaction && lockToken) {
+      const token = lockToken;
+      lockToken = null;
+      await deps.records.unlock(compaction.ctx.key, 'compaction', token);
+    }
+  };
+
+  return {
+    messages: decision?.view ?? null,
+    headers: {
+      'x-recap-action': action,
+      'x-recap-tokens-in': String(tokens.tokensIn),
+      'x-recap-tokens-out': String(tokensOut),
+    },
+    onUpstreamResponse(status, headers) {
+      if (compaction && decision?.write && status < 500) {
+        const { checkpoint, version } = decision.write;
+        written = deps.records.add(compaction.ctx.key, checkpoint, version).then(release, release);
+      }
+      return model ? observeUsage(status, headers) : undefined;
+    },
+    async afterSuccess(observer) {
+      await written;
+      await release();
+      const reported = observer?.promptTokens();
+      if (model && reported !== undefined) {
+        const rawOut = decision?.view ? tokens.counter.countMessages(decision.view).total + tokens.rawTools : tokens.rawIn;
+        deps.tokens.observe(model, rawOut, reported);
+      }
+      if (compaction) deps.background.consider(compaction.ctx, compaction.a, compaction.decision, compaction.budget);
+    },
+    async abandon() {
+      await written;
+      await release();
+    },
+  };
+}

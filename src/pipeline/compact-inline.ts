@@ -1,0 +1,143 @@
+import { type Eviction, planCompaction, planDegrade, roundCosts } from '../compaction/plan.js';
+import { acceptSummary } from '../compaction/validate-summary.js';
+import type { CompactionConfig } from '../config.js';
+import type { Checkpoint } from '../store/store.js';
+import { type Analysis, buildView, candidates, uncoveredRounds } from './analyze.js';
+import { type Base, chooseBase } from './choose-view.js';
+import type { StepContext } from './step-context.js';
+import { acquireCompactionLock, waitForCompaction } from './single-flight.js';
+import { makeSummary } from './make-summary.js';
+import type { ChatMessage } from '../chat/types.js';
+
+// The request is over the trigger on every stored base: compact it now (rule 4), sharing the
+// summarizer call with concurrent requests (rule 9), or degrade when the summary cannot be had
+// (rule 8).
+
+export interface Decision {
+  action: 'none' | 'reused' | 'compacted' | 'degraded';
+  /** The summary and covered count the forwarded view is built on. */
+  base: Base;
+  /** Messages after the pinned ones left out of the view: base.covered, plus dropped rounds when degraded. */
+  omitted: number;
+  /** What goes upstream, or null for the client's own bytes. */
+  view: ChatMessage[] | null;
+  /** A new checkpoint to write once the upstream accepted the request. */
+  write?: { checkpoint: Checkpoint; lockToken: string | null; version: number };
+  reason?: string;
+}
+
+export function costsOf(a: Analysis, base: Base) {
+  return {
+    pinnedTokens: a.pinnedTokens,
+    summaryTokens: a.summaryTokens(base.summary),
+    rounds: roundCosts(uncoveredRounds(a, base), a.perMessage),
+    primingTokens: a.primingTokens,
+  };
+}
+
+function degrade(ctx: StepContext, a: Analysis, base: Base, budget: number, reason: string): Decision {
+  const drop = planDegrade(costsOf(a, base), budget);
+  ctx.deps.logger.warn({ conversation: ctx.log.conversation, reason }, 'compaction degraded: dropping oldest rounds for this request');
+  const omitted = base.covered + drop.messages;
+  return { action: 'degraded', base, omitted, view: buildView(a, base.summary, omitted), reason };
+}
+
+export async function compactInline(ctx: StepContext, a: Analysis, base: Base, version: number, budget: number): Promise<Decision> {
+  const compaction = ctx.model.compaction;
+  const plan = planCompaction(costsOf(a, base), budget, compaction);
+  if (plan.kind !== 'compact') return unchanged(a, base);
+
+  let strategy = compaction.strategy as 'summarize' | 'template' | 'window';
+  if (strategy === 'summarize' && !ctx.deps.tenantBudget.allows(ctx.identity.tenant)) {
+    ctx.deps.metrics.tenantBudgetExceeded.inc();
+    strategy = 'window';
+  }
+  let lockToken: string | null = null;
+  if (strategy === 'summarize') {
+    const lock = await acquireCompactionLock(ctx.deps.records, ctx.key, compaction.summarizer!.timeout_ms + 30_000);
+    if (!lock.held && lock.reason === 'busy') return afterWaiting(ctx, a, budget);
+    lockToken = lock.held ? lock.token : null;
+  }
+  return summarizeEviction(ctx, a, base, plan, strategy, lockToken, version, budget, compaction);
+}
+
+/** Someone else is compacting this conversation: wait for it, then use what it wrote. */
+async function afterWaiting(ctx: StepContext, a: Analysis, budget: number): Promise<Decision> {
+  const waited = await waitForCompaction(ctx.deps.records, ctx.key, ctx.deps.config.server.compaction_wait_ms, ctx.signal);
+  const record = await ctx.deps.records.load(ctx.key);
+  const fresh = record === 'unavailable' ? null : record;
+  const { choice, fits } = chooseBase(candidates(a, fresh), ctx.model.compaction.trigger_ratio * budget);
+  if (fits) return unchanged(a, choice.base);
+  if (!waited) return degrade(ctx, a, choice.base, budget, 'compaction_wait_timeout');
+  const lock = await acquireCompactionLock(ctx.deps.records, ctx.key, ctx.model.compaction.summarizer!.timeout_ms + 30_000);
+  if (!lock.held && lock.reason === 'busy') return degrade(ctx, a, choice.base, budget, 'compaction_busy');
+  const plan = planCompaction(costsOf(a, choice.base), budget, ctx.model.compaction);
+  if (plan.kind !== 'compact') return unchanged(a, choice.base);
+  return summarizeEviction(ctx, a, choice.base, plan, 'summarize', lock.held ? lock.token : null, fresh?.version ?? 0, budget, ctx.model.compaction);
+}
+
+async function summarizeEviction(
+  ctx: StepContext,
+  a: Analysis,
+  base: Base,
+  eviction: Eviction,
+  strategy: 'summarize' | 'template' | 'window',
+  lockToken: string | null,
+  version: number,
+  budget: number,
+  compaction: CompactionConfig,
+): Promise<Decision> {
+  const covered = base.covered + eviction.messages;
+  const evicted = a.rest.slice(base.covered, covered);
+  const started = performance.now();
+  const result = await makeSummary({
+    strategy,
+    compaction,
+    previous: base.summary,
+    evicted,
+    countText: ctx.counter.countText,
+    summarizer: ctx.deps.summarizer,
+    defaultUpstream: ctx.model.upstream,
+    authorization: ctx.authorization,
+    signal: ctx.signal,
+  });
+  if (result.calls > 0) ctx.recordSummarizer('inline', result, performance.now() - started);
+  const release = async () => {
+    if (lockToken) await ctx.deps.records.unlock(ctx.key, 'compaction', lockToken);
+  };
+  if (!result.ok) {
+    await release();
+    return degrade(ctx, a, base, budget, `summarizer_${result.reason}`);
+  }
+  const replaced = a.summaryTokens(base.summary) + a.restTokens.slice(base.covered, covered).reduce((x, y) => x + y, 0);
+  const summaryTokens = a.summaryTokens(result.text);
+  const verdict = acceptSummary(result.text, replaced, summaryTokens, compaction.summary_max_tokens);
+  if (strategy === 'summarize' && verdict !== 'ok') {
+    ctx.deps.metrics.summarizerCalls.inc({ model: compaction.summarizer!.model, outcome: verdict, mode: 'inline' });
+    await release();
+    return degrade(ctx, a, base, budget, `summary_${verdict}`);
+  }
+  const checkpoint: Checkpoint = {
+    covered,
+    chainHash: a.links[covered - 1]!,
+    summary: result.text,
+    summaryTokens,
+    coveredTokens: a.restTokens.slice(0, covered).reduce((x, y) => x + y, 0),
+    model: strategy === 'summarize' ? compaction.summarizer!.model : strategy,
+    createdAt: Date.now(),
+  };
+  const newBase: Base = { covered, summary: result.text || null, checkpoint };
+  return {
+    action: 'compacted',
+    base: newBase,
+    omitted: covered,
+    view: buildView(a, newBase.summary, covered),
+    write: { checkpoint, lockToken, version },
+  };
+}
+
+/** Forward the base's view: the client's own bytes when no stored summary is involved. */
+export function unchanged(a: Analysis, base: Base): Decision {
+  if (!base.checkpoint) return { action: 'none', base, omitted: 0, view: null };
+  return { action: 'reused', base, omitted: base.covered, view: buildView(a, base.summary, base.covered) };
+}

@@ -1,0 +1,68 @@
+import type { ChatPlan, CompactionStep, PrepareInput } from '../chat/compaction-step.js';
+import type { ModelConfig } from '../config.js';
+import { credentialOf, identify } from '../conversation/identify.js';
+import { type Analysis, analyze, candidates, noSummaryBase, viewCost } from './analyze.js';
+import { createChatPlan } from './chat-plan.js';
+import { chooseBase } from './choose-view.js';
+import { type Decision, compactInline, unchanged } from './compact-inline.js';
+import type { PipelineDeps } from './pipeline-deps.js';
+import type { StepContext } from './step-context.js';
+import { countRequest } from './token-service.js';
+
+// The compaction part of the request path (DESIGN "One request"): count tokens → identify →
+// load record → choose the view → plan: fits / reuse / compact / degrade. The handler forwards
+// what this returns and calls the plan back as the response goes out.
+
+export function createCompactionStep(deps: PipelineDeps): CompactionStep {
+  return {
+    async prepare(input: PrepareInput): Promise<ChatPlan> {
+      const { body, model, log } = input;
+      const tokens = await countRequest(deps.tokens, body, model);
+      log.tokensIn = tokens.tokensIn;
+      if (!model || model.compaction.strategy === 'off') return createChatPlan({ deps, tokens, model });
+
+      const ctx = stepContext(deps, input, model, tokens.counter);
+      const budget = deps.tokens.budgetFor(model, body, tokens.toolsTokens);
+      const a = analyze(body.messages, tokens.perMessage, tokens.primingTokens, tokens.countMessage);
+      const decision = await decide(ctx, a, budget);
+      return createChatPlan({ deps, tokens, model, compaction: { ctx, a, decision, budget } });
+    },
+  };
+
+  async function decide(ctx: StepContext, a: Analysis, budget: number): Promise<Decision> {
+    const { compaction } = ctx.model;
+    // Below both lines no stored summary can be needed (the least compacted view that fits is the
+    // client's own) and nothing is prepared, so the store is not even asked.
+    const raw = viewCost(a, noSummaryBase(a));
+    if (raw <= compaction.trigger_ratio * budget && raw <= compaction.prepare_ratio * budget) return unchanged(a, noSummaryBase(a));
+    const record = await deps.records.load(ctx.key);
+    const stored = record === 'unavailable' ? null : record;
+    const { choice, fits } = chooseBase(candidates(a, stored), compaction.trigger_ratio * budget);
+    if (fits) return unchanged(a, choice.base);
+    return compactInline(ctx, a, choice.base, stored?.version ?? 0, budget);
+  }
+}
+
+function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig, counter: StepContext['counter']): StepContext {
+  const { config, metrics } = deps;
+  const identity = identify(input.req.headers, input.body.messages, { header: config.server.conversation_header, secret: deps.secret });
+  input.log.conversation = identity.conversation.slice(0, 16);
+  const summarizerModel = model.compaction.summarizer?.model ?? 'none';
+  return {
+    deps,
+    model,
+    identity,
+    key: { tenant: identity.tenant, conversation: identity.conversation },
+    counter,
+    log: input.log,
+    signal: input.signal,
+    authorization: credentialOf(input.req.headers) || undefined,
+    recordSummarizer(mode, result, ms) {
+      metrics.summarizerCalls.inc({ model: summarizerModel, outcome: result.ok ? 'ok' : (result.reason ?? 'error'), mode }, result.calls);
+      metrics.summarizerDuration.observe({ mode }, ms / 1000);
+      metrics.summarizerTokens.inc({ direction: 'total' }, result.summarizerTokens);
+      deps.tenantBudget.record(identity.tenant, result.summarizerTokens);
+      if (mode === 'inline') input.log.summarizerMs = Math.round(ms);
+    },
+  };
+}

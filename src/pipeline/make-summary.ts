@@ -1,0 +1,75 @@
+import type { ChatMessage } from '../chat/types.js';
+import { chunkTranscript, summarizeInChunks } from '../compaction/chunks.js';
+import { buildSummarizerMessages } from '../compaction/prompt.js';
+import { buildTemplateSummary } from '../compaction/template.js';
+import { transcriptEntries } from '../compaction/transcript.js';
+import type { CompactionConfig } from '../config.js';
+import { type Summarizer, SummarizerError } from '../summarizer/client.js';
+
+// Turns an evicted span into the next summary text, by the model's strategy. Only `summarize`
+// can fail; the caller degrades on failure (rule 8).
+
+export interface SummaryRequest {
+  strategy: 'summarize' | 'template' | 'window';
+  compaction: CompactionConfig;
+  /** The summary the span is added to (carry-over), or null. */
+  previous: string | null;
+  evicted: readonly ChatMessage[];
+  countText: (text: string) => number;
+  summarizer: Summarizer;
+  /** The summarizer upstream when the summarizer config names none. */
+  defaultUpstream: string;
+  authorization?: string;
+  signal?: AbortSignal;
+}
+
+export type SummaryResult =
+  | { ok: true; text: string; summarizerTokens: number; calls: number }
+  | { ok: false; reason: 'error' | 'timeout' | 'empty' | 'aborted'; calls: number; summarizerTokens: number };
+
+export async function makeSummary(req: SummaryRequest): Promise<SummaryResult> {
+  if (req.strategy === 'window') return { ok: true, text: req.previous ?? '', summarizerTokens: 0, calls: 0 };
+  if (req.strategy === 'template') {
+    const text = buildTemplateSummary({ previous: req.previous, evicted: req.evicted, maxBytes: req.compaction.template_max_bytes });
+    return { ok: true, text, summarizerTokens: 0, calls: 0 };
+  }
+  return summarizeSpan(req);
+}
+
+async function summarizeSpan(req: SummaryRequest): Promise<SummaryResult> {
+  const s = req.compaction.summarizer!;
+  const maxTokens = req.compaction.summary_max_tokens;
+  // Room for the transcript in one call: the model's input limit minus instructions, previous summary and reply.
+  const overhead = req.countText(buildSummarizerMessages({ previousSummary: req.previous, transcript: '', maxTokens, promptOverride: req.compaction.prompt }).map((m) => m.content).join('\n'));
+  const room = Math.max(512, s.max_input_tokens - overhead - 2 * maxTokens);
+  const chunks = chunkTranscript(transcriptEntries(req.evicted), room, req.countText);
+  let calls = 0;
+  let tokens = 0;
+  try {
+    const text = await summarizeInChunks(
+      chunks,
+      req.previous,
+      async (messages) => {
+        calls++;
+        const reply = await req.summarizer({
+          model: s.model,
+          upstream: s.upstream ?? req.defaultUpstream,
+          messages,
+          maxTokens,
+          tokenLimitField: s.token_limit_field,
+          timeoutMs: s.timeout_ms,
+          authorization: req.authorization,
+          signal: req.signal,
+        });
+        tokens += (reply.promptTokens ?? req.countText(messages.map((m) => m.content).join('\n'))) + (reply.completionTokens ?? req.countText(reply.text));
+        return reply.text;
+      },
+      { maxTokens, promptOverride: req.compaction.prompt },
+    );
+    if (!text) return { ok: false, reason: 'empty', calls, summarizerTokens: tokens };
+    return { ok: true, text, summarizerTokens: tokens, calls };
+  } catch (err) {
+    const reason = err instanceof SummarizerError ? err.reason : 'error';
+    return { ok: false, reason, calls, summarizerTokens: tokens };
+  }
+}

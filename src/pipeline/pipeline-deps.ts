@@ -1,0 +1,21 @@
+import type { TenantBudget } from '../background/tenant-budget.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { Summarizer } from '../summarizer/client.js';
+import type { TokenService } from './token-service.js';
+import type { BackgroundCompactor } from './background.js';
+import type { Records } from './records.js';
+
+/** What the compaction step is built from (runtime.ts wires the real ones, tests their own). */
+export interface PipelineDeps {
+  config: Config;
+  records: Records;
+  tokens: TokenService;
+  summarizer: Summarizer;
+  background: BackgroundCompactor;
+  tenantBudget: TenantBudget;
+  metrics: Metrics;
+  logger: Logger;
+  secret: string;
+}

@@ -1,0 +1,81 @@
+import type { ChatMessage, ChatRequest } from '../chat/types.js';
+import type { Config, ModelConfig } from '../config.js';
+import type { Metrics } from '../metrics.js';
+import { resolveBudget } from '../tokens/budget.js';
+import { createTokenCache } from '../tokens/cache.js';
+import { createCalibration } from '../tokens/calibration.js';
+import { createTokenCounter, type TokenCounter } from '../tokens/counter.js';
+import { ENCODING_NAMES, type EncodingName, preloadEncodings } from '../tokens/encodings.js';
+
+// Token accounting as the request path uses it: one counter per encoding sharing one bounded
+// cache, the budget rule, and per-model calibration from the upstream's reported usage (rule 3).
+
+export interface TokenService {
+  counterFor(encoding: EncodingName): TokenCounter;
+  /** Multiplies an estimate by the model's calibration factor, where calibration applies. */
+  scaleFor(model: ModelConfig | undefined): (tokens: number) => number;
+  budgetFor(model: ModelConfig, req: ChatRequest, toolsTokens: number): number;
+  /** The upstream reported `actual` prompt tokens for a prompt recap estimated (uncalibrated) at `estimated`. */
+  observe(model: ModelConfig, estimated: number, actual: number): void;
+}
+
+function calibrates(model: ModelConfig): boolean {
+  return model.calibrate ?? model.encoding === 'estimate';
+}
+
+export function createTokenService(config: Config, metrics: Metrics): TokenService {
+  // Ranks load at boot, not on the first request.
+  preloadEncodings(new Set<EncodingName>(['o200k_base', ...config.models.map((m) => m.encoding)]));
+  const cache = createTokenCache(config.tokens);
+  const counters = new Map(ENCODING_NAMES.map((e) => [e, createTokenCounter({ encoding: e, cache })]));
+  const calibration = createCalibration();
+  const identity = (t: number) => t;
+  return {
+    counterFor: (encoding) => counters.get(encoding)!,
+    scaleFor(model) {
+      if (!model || !calibrates(model)) return identity;
+      const f = calibration.factor(model.match);
+      return f === 1 ? identity : (t) => Math.ceil(t * f);
+    },
+    budgetFor: (model, req, toolsTokens) => resolveBudget(model, req, toolsTokens).budget,
+    observe(model, estimated, actual) {
+      calibration.observe(model.match, estimated, actual);
+      metrics.calibration.set({ model: model.match }, calibration.factor(model.match));
+    },
+  };
+}
+
+export interface RequestTokens {
+  counter: TokenCounter;
+  /** Per message, calibrated. */
+  perMessage: number[];
+  primingTokens: number;
+  toolsTokens: number;
+  /** The whole prompt as the client sent it (calibrated estimate): x-recap-tokens-in. */
+  tokensIn: number;
+  /** The same, uncalibrated: what calibration compares with the upstream's usage. */
+  rawIn: number;
+  /** Uncalibrated tokens of tools, functions and response_format. */
+  rawTools: number;
+  countMessage(m: ChatMessage): number;
+}
+
+export async function countRequest(tokens: TokenService, body: ChatRequest, model: ModelConfig | undefined): Promise<RequestTokens> {
+  const counter = tokens.counterFor(model?.encoding ?? 'o200k_base');
+  const scale = tokens.scaleFor(model);
+  const counted = await counter.countMessagesAsync(body.messages);
+  const rawTools = counter.countTools(body);
+  const perMessage = counted.perMessage.map(scale);
+  const primingTokens = counted.total - counted.perMessage.reduce((x, y) => x + y, 0);
+  const toolsTokens = scale(rawTools);
+  return {
+    counter,
+    perMessage,
+    primingTokens,
+    toolsTokens,
+    tokensIn: perMessage.reduce((x, y) => x + y, 0) + primingTokens + toolsTokens,
+    rawIn: counted.total + rawTools,
+    rawTools,
+    countMessage: (m) => scale(counter.countMessage(m)),
+  };
+}

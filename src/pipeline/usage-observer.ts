@@ -1,0 +1,29 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ResponseObserver } from '../chat/compaction-step.js';
+import { createSseUsageSniffer, usageFromJson } from '../tokens/usage.js';
+
+// Reads `usage.prompt_tokens` off a response as it passes to the client, for calibration. It only
+// looks at the chunks; they go to the client untouched and unbuffered.
+
+const MAX_JSON_BYTES = 4 * 1024 * 1024;
+
+export function observeUsage(status: number, headers: IncomingHttpHeaders): ResponseObserver | undefined {
+  if (status >= 300) return undefined;
+  const type = String(headers['content-type'] ?? '');
+  if (type.includes('text/event-stream')) {
+    const sniffer = createSseUsageSniffer();
+    return { onChunk: (chunk) => sniffer.feed(chunk), promptTokens: () => sniffer.promptTokens };
+  }
+  if (type.includes('json')) {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    return {
+      onChunk(chunk) {
+        size += chunk.length;
+        if (size <= MAX_JSON_BYTES) chunks.push(chunk);
+      },
+      promptTokens: () => (size <= MAX_JSON_BYTES ? usageFromJson(Buffer.concat(chunks)) : undefined),
+    };
+  }
+  return undefined;
+}

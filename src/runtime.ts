@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import type { CompactionStep } from './chat/compaction-step.js';
+import { TenantBudget } from './background/tenant-budget.js';
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { type BackgroundCompactor, createBackgroundCompactor } from './pipeline/background.js';
+import { createCompactionStep } from './pipeline/compaction-step.js';
+import { createRecords, type Records } from './pipeline/records.js';
+import { createTokenService } from './pipeline/token-service.js';
+import { createStore } from './store/create-store.js';
+import { createSummarizer } from './summarizer/client.js';
+import { createUpstreamRegistry, type UpstreamRegistry } from './upstream/client.js';
+
+/** Everything that lives for the whole process, built in dependency order and closed in reverse. */
+export interface Runtime {
+  logger: Logger;
+  metrics: Metrics;
+  upstreams: UpstreamRegistry;
+  records: Records;
+  compaction: CompactionStep;
+  background: BackgroundCompactor;
+  secret: string;
+  storeKind: string;
+  readiness(): Promise<{ ready: boolean; store: string }>;
+  close(): Promise<void>;
+}
+
+function serverSecret(config: Config, logger: Logger): string {
+  if (config.server.secret) return config.server.secret;
+  logger.warn(
+    'no server.secret / RECAP_SECRET set: generated a random one for this process. Records will not be found after a restart or by other replicas; set RECAP_SECRET in production.',
+  );
+  return randomBytes(32).toString('base64url');
+}
+
+export async function createRuntime(config: Config, logger: Logger): Promise<Runtime> {
+  const metrics = createMetrics();
+  const upstreams = createUpstreamRegistry(config);
+  let lastStoreError = 0;
+  const store = await createStore(config.store, {
+    onError: (err) => {
+      // Redis repeats its connection error on every retry; one line per 10 s is enough.
+      if (Date.now() - lastStoreError > 10_000) logger.warn({ err: err.message }, 'store unreachable; serving without records');
+      lastStoreError = Date.now();
+    },
+  });
+  const records = createRecords(store, metrics, logger);
+  const tokens = createTokenService(config, metrics);
+  const summarizer = createSummarizer(upstreams);
+  const tenantBudget = new TenantBudget(config.background.tenant_tokens_per_window, config.background.tenant_window_seconds * 1000);
+  const secret = serverSecret(config, logger);
+  const shared = { config, records, tokens, summarizer, tenantBudget, metrics, logger, secret };
+  const background = createBackgroundCompactor(shared);
+  const compaction = createCompactionStep({ ...shared, background });
+  return {
+    logger,
+    metrics,
+    upstreams,
+    records,
+    compaction,
+    background,
+    secret,
+    storeKind: store.kind,
+    async readiness() {
+      try {
+        await store.ping();
+        return { ready: true, store: store.state() };
+      } catch {
+        return { ready: false, store: store.state() };
+      }
+    },
+    async close() {
+      await background.close();
+      await upstreams.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedisCluster, type ThrowawayCluster } from '../../test/helpers/redis-cluster.js';
+import { redisCli } from '../../test/helpers/redis-process.js';
+import { RedisStore } from './redis-store.js';
+import { runStoreCases } from './store.case.js';
+
+let cluster: ThrowawayCluster;
+beforeAll(async () => {
+  cluster = await startRedisCluster();
+});
+afterAll(() => cluster?.stop());
+
+const uniquePrefix = () => `recap-test-${randomBytes(6).toString('hex')}`;
+
+runStoreCases('redis cluster', (limits) => RedisStore.open({ ...limits, url: cluster.url, keyPrefix: uniquePrefix(), commandTimeoutMs: 2_000 }));
+
+describe('redis cluster sharding', () => {
+  it('spreads conversations over the masters', async () => {
+    const store = await RedisStore.open({ url: cluster.url, keyPrefix: uniquePrefix(), ttlMs: 60_000, maxCheckpoints: 8, commandTimeoutMs: 2_000 });
+    const cp = { covered: 1, chainHash: 'h', summary: 's', summaryTokens: 1, coveredTokens: 5, model: 'm', createdAt: 0 };
+    for (let i = 0; i < 30; i++) {
+      const key = { tenant: 't', conversation: `c${i}` };
+      expect(await store.addCheckpoint(key, cp, 0)).toEqual({ ok: true, version: 1 });
+      expect(await store.tryLock(key, 'b', 60_000)).not.toBeNull();
+    }
+    const sizes = await Promise.all(cluster.nodes.map(async (node) => Number(await redisCli(node.port, 'dbsize'))));
+    expect(sizes.filter((size) => size > 0).length).toBeGreaterThan(1);
+    await store.close();
+  });
+});

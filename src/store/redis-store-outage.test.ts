@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startRedisServer, type ThrowawayRedis } from '../../test/helpers/redis-server.js';
+import { waitFor } from '../../test/helpers/redis-process.js';
+import { RedisStore } from './redis-store.js';
+import { StoreUnavailableError, type Store } from './store.js';
+
+// Failing open (DESIGN rule 8): with Redis gone, every method gives up quickly, and the same
+// store works again once Redis is back.
+
+const key = { tenant: 'tenant', conversation: 'conversation' };
+const cp = { covered: 2, chainHash: 'h', summary: 's', summaryTokens: 1, coveredTokens: 9, model: 'm', createdAt: 0 };
+
+const everyMethod: Record<string, (store: Store) => Promise<unknown>> = {
+  load: (s) => s.load(key),
+  addCheckpoint: (s) => s.addCheckpoint(key, cp, 0),
+  delete: (s) => s.delete(key),
+  tryLock: (s) => s.tryLock(key, 'b', 10_000),
+  unlock: (s) => s.unlock(key, 'b', 'token'),
+  isLocked: (s) => s.isLocked(key, 'b'),
+  ping: (s) => s.ping(),
+};
+
+describe('redis store during an outage', () => {
+  let redis: ThrowawayRedis;
+  let store: RedisStore;
+  beforeEach(async () => {
+    redis = await startRedisServer();
+    store = await RedisStore.open({ url: redis.url, keyPrefix: `recap-${randomBytes(4).toString('hex')}`, ttlMs: 60_000, maxCheckpoints: 8, commandTimeoutMs: 300 });
+  });
+  afterEach(async () => {
+    await store.close();
+    await redis.stop();
+  });
+
+  it('rejects every method with StoreUnavailableError within a second, then recovers by itself', async () => {
+    expect(await store.addCheckpoint(key, cp, 0)).toEqual({ ok: true, version: 1 });
+    await redis.kill();
+    for (const [name, call] of Object.entries(everyMethod)) {
+      const started = Date.now();
+      const error = await call(store).then(() => undefined, (err: unknown) => err);
+      expect(error, name).toBeInstanceOf(StoreUnavailableError);
+      expect(Date.now() - started, name).toBeLessThan(1_000);
+    }
+    await waitFor('the store to notice', async () => store.state() === 'down');
+
+    await redis.restart();
+    await waitFor('the store to reconnect', () => store.ping().then(() => true));
+    expect(store.state()).toBe('ready');
+    // The restarted server is empty (nothing persisted); the same store instance serves again.
+    expect(await store.load(key)).toBeNull();
+    expect(await store.addCheckpoint(key, cp, 0)).toEqual({ ok: true, version: 1 });
+  });
+
+  it('gives up on a server that stops answering, and never replays those writes after reconnecting', async () => {
+    redis.pause();
+    await Promise.all(
+      Object.entries(everyMethod).map(async ([name, call]) => {
+        const started = Date.now();
+        const error = await call(store).then(() => undefined, (err: unknown) => err);
+        expect(error, name).toBeInstanceOf(StoreUnavailableError);
+        expect(Date.now() - started, name).toBeLessThan(1_000);
+      }),
+    );
+    // The commands sit unread in the dead server's socket; a client that resends unanswered
+    // commands on reconnect would now take a lock no request is waiting for.
+    await redis.restart();
+    await waitFor('the store to reconnect', () => store.ping().then(() => true));
+    expect(await store.isLocked(key, 'b')).toBe(false);
+    expect(await store.load(key)).toBeNull();
+  });
+});

@@ -1,0 +1,45 @@
+import type { ChatRequest } from '../chat/types.js';
+import type { ModelConfig } from '../config-schema.js';
+import { resolveBudget } from './budget.js';
+import { createTokenCounter, type TokenCounter } from './counter.js';
+import type { EncodingName } from './encodings.js';
+
+// The `recap count` result: a request body's prompt tokens as the proxy would count them, its
+// budget and each message's share. Contract: {"prompt_tokens", "budget", "messages": [{"index",
+// "role", "tokens"}]}.
+
+export interface MessageTokens {
+  index: number;
+  role: string;
+  tokens: number;
+}
+
+export interface RequestCount {
+  /** Messages (reply priming included) plus tools/functions/response_format definitions. */
+  prompt_tokens: number;
+  /** Tokens the messages may use; null when no model config matches the request. */
+  budget: number | null;
+  messages: MessageTokens[];
+}
+
+// A model recap has no config for is most likely a current OpenAI model.
+export const DEFAULT_ENCODING: EncodingName = 'o200k_base';
+
+export function encodingFor(model: ModelConfig | undefined): EncodingName {
+  return model?.encoding ?? DEFAULT_ENCODING;
+}
+
+export function countRequest(
+  body: ChatRequest,
+  model: ModelConfig | undefined,
+  counter: TokenCounter = createTokenCounter({ encoding: encodingFor(model) }),
+): RequestCount {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const counts = counter.countMessages(messages);
+  const toolsTokens = counter.countTools(body);
+  return {
+    prompt_tokens: counts.total + toolsTokens,
+    budget: model === undefined ? null : resolveBudget(model, body, toolsTokens).budget,
+    messages: counts.perMessage.map((tokens, index) => ({ index, role: String(messages[index]?.role ?? ''), tokens })),
+  };
+}

@@ -1,0 +1,111 @@
+import { setImmediate as nextMacrotask } from 'node:timers/promises';
+import type { ChatMessage, ChatRequest } from '../chat/types.js';
+import { tokenCacheKey, type TokenCache } from './cache.js';
+import { getTokenizer, type EncodingName, type TextTokenizer } from './encodings.js';
+import { messageCost, REPLY_PRIMING_TOKENS } from './message-tokens.js';
+import { splitForCounting } from './split.js';
+import { toolsTokens } from './tools-tokens.js';
+
+// Counts prompts the way OpenAI bills them (message-tokens.ts, tools-tokens.ts), one cached entry
+// per message so that a long conversation is tokenized once, not once per turn.
+
+export interface MessageCounts {
+  /** All messages plus the tokens that prime the reply. */
+  total: number;
+  /** Tokens of each message, per-message framing included. */
+  perMessage: number[];
+}
+
+export interface TokenCounter {
+  readonly encoding: EncodingName;
+  countText(text: string): number;
+  countMessage(m: ChatMessage): number;
+  countMessages(ms: readonly ChatMessage[]): MessageCounts;
+  /** Same result as countMessages, tokenizing in slices so the event loop is never held long. */
+  countMessagesAsync(ms: readonly ChatMessage[]): Promise<MessageCounts>;
+  /** Tokens of the request's tools, functions and response_format definitions. */
+  countTools(req: ChatRequest): number;
+}
+
+export interface TokenCounterOptions {
+  encoding: EncodingName;
+  cache?: TokenCache;
+}
+
+// BPE in js-tiktoken runs at about 1.2 MB/s, so an 8 KB piece takes ~7 ms. A long text is cut
+// into such pieces (split.ts keeps the sum exact) and the counter yields to the event loop once a
+// slice of work passes SLICE_MS, so other requests wait at most ~10-20 ms behind a big message.
+const PIECE_CHARS = 8 * 1024;
+const SLICE_MS = 10;
+
+function totals(perMessage: number[]): MessageCounts {
+  return { total: perMessage.reduce((a, b) => a + b, REPLY_PRIMING_TOKENS), perMessage };
+}
+
+/** Yields to the event loop when the current slice of synchronous work has run SLICE_MS. */
+function createSlicer(): () => Promise<void> | undefined {
+  let sliceStart = performance.now();
+  return () => {
+    if (performance.now() - sliceStart < SLICE_MS) return undefined;
+    return nextMacrotask().then(() => {
+      sliceStart = performance.now();
+    });
+  };
+}
+
+async function countTextSliced(tokenizer: TextTokenizer, text: string, pause: () => Promise<void> | undefined): Promise<number> {
+  let tokens = 0;
+  const pieces = text.length > PIECE_CHARS ? splitForCounting(text, PIECE_CHARS, tokenizer.isSafeCut) : [text];
+  for (const piece of pieces) {
+    tokens += tokenizer.count(piece);
+    await pause();
+  }
+  return tokens;
+}
+
+export function createTokenCounter({ encoding, cache }: TokenCounterOptions): TokenCounter {
+  const tokenizer = getTokenizer(encoding);
+  const countText = (text: string): number => tokenizer.count(text);
+
+  // Without a cache there is nothing to key, so the message is not even hashed.
+  const keyOf = (m: ChatMessage): string | undefined => (cache ? tokenCacheKey(encoding, m) : undefined);
+  const remember = (key: string | undefined, tokens: number): number => {
+    if (key !== undefined) cache?.set(key, tokens);
+    return tokens;
+  };
+
+  const countMessage = (m: ChatMessage): number => {
+    const key = keyOf(m);
+    const cached = key === undefined ? undefined : cache?.get(key);
+    if (cached !== undefined) return cached;
+    const cost = messageCost(m);
+    return remember(key, cost.texts.reduce((n, text) => n + countText(text), cost.fixedTokens));
+  };
+
+  const countMessageSliced = async (m: ChatMessage, pause: () => Promise<void> | undefined): Promise<number> => {
+    const key = keyOf(m);
+    const cached = key === undefined ? undefined : cache?.get(key);
+    if (cached !== undefined) return cached;
+    const cost = messageCost(m);
+    let tokens = cost.fixedTokens;
+    for (const text of cost.texts) tokens += await countTextSliced(tokenizer, text, pause);
+    return remember(key, tokens);
+  };
+
+  return {
+    encoding,
+    countText,
+    countMessage,
+    countMessages: (ms) => totals(ms.map(countMessage)),
+    countMessagesAsync: async (ms) => {
+      const pause = createSlicer();
+      const perMessage: number[] = [];
+      for (const m of ms) {
+        perMessage.push(await countMessageSliced(m, pause));
+        await pause();
+      }
+      return totals(perMessage);
+    },
+    countTools: (req) => toolsTokens(req, tokenizer),
+  };
+}

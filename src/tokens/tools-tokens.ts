@@ -1,0 +1,105 @@
+import type { ChatRequest } from '../chat/types.js';
+import type { TextTokenizer } from './encodings.js';
+import { renderFunctionNamespace, type FunctionDefinition } from './tools-render.js';
+
+// Tokens that a request's tool definitions and response format add to the prompt, beyond its
+// messages.
+//
+// Functions (`tools` of type function and legacy `functions`) are rendered into OpenAI's
+// TypeScript-like namespace (tools-render.ts) and counted, plus TOOLS_FRAMING_TOKENS for the
+// framing around it. When the request has a system message, the API puts the tool text into it
+// instead of a message of its own: that saves SYSTEM_MERGE_SAVING tokens of framing and adds the
+// newline that ends the system text (0 tokens if it merges with the text's last token, as in
+// ":\n"). These constants were inferred by hmarr/openai-chat-tokens from the API's counts.
+//
+// Measured error, whole prompt (messages + tools) against published prompt_tokens
+// (tools-accuracy.test.ts): 0 tokens on all 19 fixtures of hmarr/openai-chat-tokens (gpt-3.5-turbo,
+// cl100k_base; 10 of them with functions, incl. nested objects, enums, arrays, optional params and
+// system messages) and 0 on the OpenAI cookbook's tool example (105 on gpt-4 / cl100k_base, 101 on
+// gpt-4o / o200k_base). Schema features those fixtures do not cover ($ref, anyOf, defaults,
+// several functions at once) follow the same rendering but are unmeasured.
+//
+// Other tool types (custom, built-in) have no published rendering: their JSON is counted.
+//
+// `response_format: json_schema` is counted as the schema's compact JSON without the keys the
+// model is not shown (`required`, `additionalProperties`, `$schema`) plus 9 tokens, the rule
+// reported to match the API in openai/openai-cookbook#2140; no reference counts were available to
+// measure it here. `json_object` adds nothing measurable.
+
+export const TOOLS_FRAMING_TOKENS = 9;
+export const SYSTEM_MERGE_SAVING = 4;
+export const RESPONSE_FORMAT_FRAMING_TOKENS = 9;
+const HIDDEN_SCHEMA_KEYS = new Set(['required', 'additionalProperties', '$schema']);
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function asFunction(v: unknown): FunctionDefinition | undefined {
+  if (!isObj(v) || typeof v.name !== 'string') return undefined;
+  return { name: v.name, description: typeof v.description === 'string' ? v.description : undefined, parameters: v.parameters };
+}
+
+/** Function definitions from `tools` and `functions`, and the tools that are not functions. */
+function splitTools(req: ChatRequest): { functions: FunctionDefinition[]; others: unknown[] } {
+  const functions: FunctionDefinition[] = [];
+  const others: unknown[] = [];
+  for (const tool of Array.isArray(req.tools) ? req.tools : []) {
+    const fn = isObj(tool) && tool.type === 'function' ? asFunction(tool.function) : undefined;
+    if (fn) functions.push(fn);
+    else others.push(tool);
+  }
+  for (const f of Array.isArray(req.functions) ? req.functions : []) {
+    const fn = asFunction(f);
+    if (fn) functions.push(fn);
+  }
+  return { functions, others };
+}
+
+/** The schema as the model sees it: keywords it is not shown dropped, property names kept. */
+function visibleSchema(schema: unknown, inProperties = false): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => visibleSchema(s));
+  if (!isObj(schema)) return schema;
+  const out: Obj = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (!inProperties && HIDDEN_SCHEMA_KEYS.has(key)) continue;
+    out[key] = visibleSchema(value, !inProperties && key === 'properties');
+  }
+  return out;
+}
+
+function responseFormatText(format: unknown): string | undefined {
+  if (!isObj(format) || format.type !== 'json_schema' || !isObj(format.json_schema)) return undefined;
+  return JSON.stringify(visibleSchema(format.json_schema.schema ?? {}));
+}
+
+// Only the end of the system text can merge with the newline; counting a tail that starts at a
+// safe cut (split.ts) gives the same difference as counting the whole text twice.
+const TAIL_CHARS = 64;
+
+function newlinePaddingTokens(content: unknown, tokenizer: TextTokenizer): number {
+  if (typeof content !== 'string') return 1;
+  let start = Math.max(0, content.length - TAIL_CHARS);
+  while (start > 0 && !tokenizer.isSafeCut(content, start)) start--;
+  const tail = content.slice(start);
+  return tokenizer.count(`${tail}\n`) - tokenizer.count(tail);
+}
+
+function systemMergeTokens(req: ChatRequest, tokenizer: TextTokenizer): number {
+  const system = Array.isArray(req.messages) ? req.messages.find((m) => m?.role === 'system') : undefined;
+  return system === undefined ? 0 : newlinePaddingTokens(system.content, tokenizer) - SYSTEM_MERGE_SAVING;
+}
+
+export function toolsTokens(req: ChatRequest, tokenizer: TextTokenizer): number {
+  const { functions, others } = splitTools(req);
+  let tokens = 0;
+  if (functions.length > 0) {
+    tokens += tokenizer.count(renderFunctionNamespace(functions)) + TOOLS_FRAMING_TOKENS + systemMergeTokens(req, tokenizer);
+  }
+  for (const tool of others) tokens += tokenizer.count(JSON.stringify(tool) ?? '');
+  const format = responseFormatText(req.response_format);
+  if (format !== undefined) tokens += tokenizer.count(format) + RESPONSE_FORMAT_FRAMING_TOKENS;
+  return tokens;
+}

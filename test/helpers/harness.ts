@@ -1,0 +1,81 @@
+import { Writable } from 'node:stream';
+import OpenAI from 'openai';
+import { parseConfig, type Config } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { startRecap, type RunningRecap } from '../../src/main.js';
+import { type FakeUpstream, type FakeUpstreamOptions, startFakeUpstream } from '../../src/dev/fake-upstream.js';
+
+export const TEST_SECRET = 'test-secret-0123456789abcdef';
+
+/** A log sink the tests can read (and grep for secrets). */
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _enc: string, cb: () => void) {
+    this.lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    cb();
+  }
+  get text(): string {
+    return this.lines.join('\n');
+  }
+}
+
+export interface ModelOptions {
+  match?: string;
+  context_window?: number;
+  max_output_tokens?: number;
+  encoding?: string;
+  compaction?: Record<string, unknown>;
+}
+
+/** A config pointing at the fake upstream; YAML-equivalent JSON through the real validation. */
+export function testConfig(fake: FakeUpstream, opts: { models?: ModelOptions[]; extra?: Record<string, unknown>; apiKey?: string; storeUrl?: string | null } = {}): Config {
+  const models = (opts.models ?? [{}]).map((m) => ({
+    match: 'gpt-test*',
+    upstream: 'fake',
+    context_window: 128000,
+    max_output_tokens: 4096,
+    encoding: 'o200k_base',
+    ...m,
+  }));
+  const raw = {
+    server: { log_level: 'info', secret: TEST_SECRET, ...((opts.extra?.server as object) ?? {}) },
+    upstreams: { fake: { base_url: fake.url, ...(opts.apiKey ? { api_key: opts.apiKey } : {}) } },
+    models,
+    ...(opts.storeUrl ? { store: { url: opts.storeUrl, key_prefix: `t${Date.now()}${Math.random().toString(36).slice(2, 8)}` } } : {}),
+    ...Object.fromEntries(Object.entries(opts.extra ?? {}).filter(([k]) => k !== 'server')),
+  };
+  return parseConfig(JSON.stringify(raw), 'test-config.json', {});
+}
+
+export interface Harness {
+  fake: FakeUpstream;
+  recap: RunningRecap;
+  logs: LogCapture;
+  client(opts?: { apiKey?: string; conversation?: string }): OpenAI;
+  close(): Promise<void>;
+}
+
+export async function startHarness(
+  opts: { fake?: FakeUpstreamOptions; models?: ModelOptions[]; extra?: Record<string, unknown>; apiKey?: string; storeUrl?: string | null } = {},
+): Promise<Harness> {
+  const fake = await startFakeUpstream(opts.fake);
+  const config = testConfig(fake, opts);
+  const logs = new LogCapture();
+  const recap = await startRecap(config, { port: 0, host: '127.0.0.1', logger: createLogger('info', logs) });
+  return {
+    fake,
+    recap,
+    logs,
+    client: (c = {}) =>
+      new OpenAI({
+        baseURL: `${recap.url}/v1`,
+        apiKey: c.apiKey ?? 'sk-test-key',
+        maxRetries: 0,
+        defaultHeaders: c.conversation ? { 'x-conversation-id': c.conversation } : {},
+      }),
+    async close() {
+      await recap.close();
+      await fake.close();
+    },
+  };
+}
