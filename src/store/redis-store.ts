@@ -55,6 +55,8 @@ export class RedisStore implements Store {
       this.troubled = true;
       options.onError?.(err);
     });
+    // A cluster reports a failing node apart from itself; only 'error' marks the whole store troubled.
+    this.client.on('node error', (err: Error) => options.onError?.(err));
   }
 
   async load(key: ConversationKey): Promise<ConversationRecord | null> {

@@ -47,6 +47,10 @@ export async function spawnRedisServer(port: number, dir: string, extraArgs: str
     ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...extraArgs],
     { stdio: 'ignore' },
   );
+  // A test run that dies without calling stop() must not leave servers behind.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`redis-server :${port} exited (${code})`))));
   exited.catch(() => undefined);
   await Promise.race([waitFor(`redis-server :${port}`, async () => (await redisCli(port, 'ping')).trim() === 'PONG'), exited]);
