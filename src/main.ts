@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
+import { trackConnections } from './http/graceful-close.js';
 import { createModelResolver, defaultUpstreamName, type Config } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { createRuntime, type Runtime } from './runtime.js';
@@ -10,6 +11,7 @@ export interface RunningRecap {
   url: string;
   port: number;
   runtime: Runtime;
+  server: Server;
   close(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export async function startRecap(config: Config, opts: StartOptions = {}): Promi
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.fetch, port: opts.port ?? config.server.port, hostname: host }, () => resolve(s as Server));
   });
+  const connections = trackConnections(server);
   // Streams may stay silent for minutes between tokens; Node's own socket timeouts must not cut them.
   server.requestTimeout = 0;
   server.keepAliveTimeout = 65_000;
@@ -57,11 +60,11 @@ export async function startRecap(config: Config, opts: StartOptions = {}): Promi
     (closing ??= (async () => {
       // Stop accepting, let in-flight requests and streams finish (bounded), then close the rest.
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      connections.drain();
       const grace = new Promise<void>((resolve) => setTimeout(resolve, config.server.shutdown_grace_ms).unref());
       await Promise.race([drained, grace]);
       server.closeAllConnections();
       await runtime.close();
     })());
-  return { url, port, runtime, close };
+  return { url, port, runtime, server, close };
 }

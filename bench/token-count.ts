@@ -1,0 +1,155 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { ChatMessage } from '../src/chat/types.js';
+import { createTokenCache } from '../src/tokens/cache.js';
+import { createTokenCounter } from '../src/tokens/counter.js';
+import { preloadEncodings, type EncodingName } from '../src/tokens/encodings.js';
+
+// How much the per-message cache saves: counting a ~100k-token conversation cold (every message
+// tokenized), warm (every message cached, as on the next request of the same conversation) and
+// after appending one turn (the usual case: history cached, one new user message).
+// Run: npx tsx bench/token-count.ts
+
+const RUNS = 7;
+const TARGET_TOKENS = 100_000;
+const RESULTS_FILE = join(dirname(fileURLToPath(import.meta.url)), 'results', 'token-count.json');
+
+/** mulberry32: a small seeded PRNG, so every run counts the same conversation. */
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = ('the a of to and in that is for it as with was on be by this are from at or have an they which one you were ' +
+  'data request cache server token message budget summary history model stream upstream latency retry config deploy build ' +
+  'function value result error handler queue worker database index migration schema client response header timeout').split(' ');
+
+function makeText(rand: () => number) {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
+  const sentence = () => {
+    const n = 6 + Math.floor(rand() * 14);
+    const words = Array.from({ length: n }, () => pick(WORDS));
+    return `${words.join(' ').replace(/^./, (c) => c.toUpperCase())}.`;
+  };
+  const prose = (sentences: number) => Array.from({ length: sentences }, sentence).join(' ');
+  const code = () => {
+    const name = `${pick(WORDS)}${pick(WORDS).replace(/^./, (c) => c.toUpperCase())}`;
+    const body = Array.from({ length: 4 + Math.floor(rand() * 8) }, (_, i) => `  const v${i} = await ${pick(WORDS)}.${pick(WORDS)}(${Math.floor(rand() * 1000)}, '${pick(WORDS)}');`);
+    return ['```ts', `export async function ${name}(input: string): Promise<number> {`, ...body, '  return input.length;', '}', '```'].join('\n');
+  };
+  const json = () =>
+    JSON.stringify(
+      { results: Array.from({ length: 3 + Math.floor(rand() * 6) }, (_, i) => ({ id: `row_${Math.floor(rand() * 1e9).toString(36)}`, rank: i, score: Math.round(rand() * 1e4) / 100, label: pick(WORDS), tags: [pick(WORDS), pick(WORDS)] })) },
+      null,
+      2,
+    );
+  return { prose, code, json };
+}
+
+/** One round: a question, a tool call and its JSON result, and an answer with prose and code. */
+function round(rand: () => number, i: number): ChatMessage[] {
+  const t = makeText(rand);
+  const callId = `call_${i}`;
+  return [
+    { role: 'user', content: t.prose(2 + Math.floor(rand() * 4)) },
+    { role: 'assistant', content: null, tool_calls: [{ id: callId, type: 'function', function: { name: 'search_records', arguments: JSON.stringify({ query: t.prose(1), limit: 10 }) } }] },
+    { role: 'tool', tool_call_id: callId, content: t.json() },
+    { role: 'assistant', content: `${t.prose(3 + Math.floor(rand() * 5))}\n\n${t.code()}\n\n${t.prose(2)}` },
+  ];
+}
+
+export function conversation(encoding: EncodingName): ChatMessage[] {
+  const rand = prng(42);
+  const counter = createTokenCounter({ encoding });
+  const messages: ChatMessage[] = [{ role: 'system', content: 'You are a careful assistant for an operations team.' }];
+  let tokens = 0;
+  for (let i = 0; tokens < TARGET_TOKENS; i++) {
+    const next = round(rand, i);
+    tokens += counter.countMessages(next).total;
+    messages.push(...next);
+  }
+  return messages;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+}
+
+function time(fn: () => unknown): number {
+  const start = performance.now();
+  fn();
+  return performance.now() - start;
+}
+
+const limits = { cache_max_entries: 100_000, cache_max_bytes: 64 * 1024 * 1024 };
+
+/** Each request brings freshly parsed message objects; parsing is not part of counting. */
+function freshCopy(messages: readonly ChatMessage[]): ChatMessage[] {
+  return JSON.parse(JSON.stringify(messages)) as ChatMessage[];
+}
+
+async function benchEncoding(encoding: EncodingName) {
+  const messages = conversation(encoding);
+  const newTurns = Array.from({ length: RUNS }, (_, i) => round(prng(1000 + i), 10_000 + i)[0] as ChatMessage);
+  const cold: number[] = [];
+  const coldAsync: number[] = [];
+  let promptTokens = 0;
+  for (let run = 0; run < RUNS; run++) {
+    const counter = createTokenCounter({ encoding, cache: createTokenCache(limits) });
+    const copy = freshCopy(messages);
+    cold.push(time(() => (promptTokens = counter.countMessages(copy).total)));
+    const sliced = createTokenCounter({ encoding, cache: createTokenCache(limits) });
+    const start = performance.now();
+    await sliced.countMessagesAsync(freshCopy(messages));
+    coldAsync.push(performance.now() - start);
+  }
+  // Warm and append-one-turn share one primed cache, as consecutive requests of a conversation do.
+  const counter = createTokenCounter({ encoding, cache: createTokenCache(limits) });
+  counter.countMessages(messages);
+  const warm: number[] = [];
+  const append: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const copy = freshCopy(messages);
+    warm.push(time(() => counter.countMessages(copy)));
+    const next = [...freshCopy(messages), newTurns[run] as ChatMessage];
+    append.push(time(() => counter.countMessages(next)));
+  }
+  const ms = (xs: number[]) => Math.round(median(xs) * 1000) / 1000;
+  return {
+    encoding,
+    messages: messages.length,
+    prompt_tokens: promptTokens,
+    cold_ms: ms(cold),
+    cold_async_ms: ms(coldAsync),
+    warm_ms: ms(warm),
+    append_one_turn_ms: ms(append),
+    warm_speedup: Math.round(median(cold) / median(warm)),
+    append_speedup: Math.round(median(cold) / median(append)),
+  };
+}
+
+export async function runTokenCountBench(): Promise<Record<string, unknown>> {
+  const encodings: EncodingName[] = ['o200k_base', 'cl100k_base'];
+  const loadStart = performance.now();
+  preloadEncodings(encodings);
+  const loadMs = Math.round(performance.now() - loadStart);
+  const rows = [];
+  for (const encoding of encodings) rows.push(await benchEncoding(encoding));
+  const result = { bench: 'token-count', runs: RUNS, encodings_load_ms: loadMs, node: process.version, rows };
+  await mkdir(dirname(RESULTS_FILE), { recursive: true });
+  await writeFile(RESULTS_FILE, `${JSON.stringify(result, null, 2)}\n`);
+  return result;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const result = await runTokenCountBench();
+  console.table(result.rows);
+  console.log(`encodings loaded in ${String(result.encodings_load_ms)} ms; written to ${RESULTS_FILE}`);
+}

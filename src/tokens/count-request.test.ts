@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatRequest } from '../chat/types.js';
+import { modelSchema } from '../config-schema.js';
+import { countRequest } from './count-request.js';
+import { createTokenCounter } from './counter.js';
+
+const body: ChatRequest = {
+  model: 'gpt-4o',
+  max_tokens: 1_000,
+  messages: [
+    { role: 'system', content: 'You are a helpful assistant that can answer to questions about the weather.' },
+    { role: 'user', content: "What's the weather like in San Francisco?" },
+  ],
+  tools: [
+    {
+      type: 'function',
+      function: {
+        name: 'get_current_weather',
+        description: 'Get the current weather in a given location',
+        parameters: {
+          type: 'object',
+          properties: {
+            location: { type: 'string', description: 'The city and state, e.g. San Francisco, CA' },
+            unit: { type: 'string', description: 'The unit of temperature to return', enum: ['celsius', 'fahrenheit'] },
+          },
+          required: ['location'],
+        },
+      },
+    },
+  ],
+};
+
+describe('countRequest', () => {
+  it('reports prompt tokens (messages + tools), the budget and each message', () => {
+    const model = modelSchema.parse({ match: 'gpt-4o*', upstream: 'openai', context_window: 128_000, max_output_tokens: 16_000 });
+    const result = countRequest(body, model);
+    // The OpenAI cookbook's API count for this request on gpt-4o.
+    expect(result.prompt_tokens).toBe(101);
+    const counter = createTokenCounter({ encoding: 'o200k_base' });
+    const tools = counter.countTools(body);
+    expect(result.budget).toBe(128_000 - 1_000 - tools);
+    expect(result.messages).toEqual([
+      { index: 0, role: 'system', tokens: counter.countMessage(body.messages[0]!) },
+      { index: 1, role: 'user', tokens: counter.countMessage(body.messages[1]!) },
+    ]);
+  });
+
+  it("counts with the model's encoding", () => {
+    const model = modelSchema.parse({ match: 'gpt-4', upstream: 'openai', context_window: 8_192, max_output_tokens: 1_000, encoding: 'cl100k_base' });
+    expect(countRequest(body, model).prompt_tokens).toBe(105);
+  });
+
+  it('uses o200k_base and a null budget for a model without config', () => {
+    const result = countRequest(body, undefined);
+    expect(result.prompt_tokens).toBe(101);
+    expect(result.budget).toBeNull();
+  });
+
+  it('has the contract shape and survives a body without messages', () => {
+    const result = countRequest({ model: 'x' } as ChatRequest, undefined);
+    expect(Object.keys(result)).toEqual(['prompt_tokens', 'budget', 'messages']);
+    expect(result).toEqual({ prompt_tokens: 3, budget: null, messages: [] });
+  });
+});

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from './helpers/harness.js';
+
+// Stream failures must reach the client as failures, and a client that leaves must free the upstream.
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => h.close());
+
+const ask = (content: string) => ({ model: 'gpt-test-1', messages: [{ role: 'user' as const, content }], stream: true as const });
+
+describe('streaming faults', () => {
+  it('an upstream reset mid-stream reaches the SDK as a broken stream, never a clean [DONE]', async () => {
+    h.fake.enqueue({ stream: { chunks: ['one ', 'two ', 'three ', 'four ', 'five'] }, resetAfterBytes: 300 });
+    const stream = await h.client().chat.completions.create(ask('break please'));
+    const got: string[] = [];
+    const err = await (async () => {
+      for await (const chunk of stream) got.push(chunk.choices[0]?.delta?.content ?? '');
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(got.join('')).not.toBe('one two three four five');
+  });
+
+  it('an in-band SSE error event passes through untouched', async () => {
+    h.fake.enqueue({ sseError: { message: 'overloaded', type: 'server_error' } });
+    const res = await fetch(`${h.recap.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+      body: JSON.stringify(ask('error event')),
+    });
+    const text = await res.text();
+    expect(text).toBe(h.fake.sentBytes(h.fake.chatRequests().at(-1)!).toString());
+    expect(text).toContain('"overloaded"');
+    expect(text).not.toContain('[DONE]');
+  });
+
+  it('aborting the SDK call mid-stream closes the upstream connection within 100 ms', async () => {
+    h.fake.setOptions({ chunkDelayMs: 50 });
+    const closed = new Promise<number>((resolve) => h.fake.onClose(() => resolve(performance.now())));
+    const controller = new AbortController();
+    const stream = await h.client().chat.completions.create(ask('a long answer please'), { signal: controller.signal });
+    let abortedAt = 0;
+    const consume = (async () => {
+      for await (const _chunk of stream) {
+        if (!abortedAt) {
+          abortedAt = performance.now();
+          controller.abort();
+        }
+      }
+    })().catch(() => undefined);
+    const closedAt = await closed;
+    await consume;
+    h.fake.setOptions({ chunkDelayMs: 0 });
+    expect(closedAt - abortedAt).toBeLessThan(100);
+    expect(h.fake.chatRequests().at(-1)!.closedEarly).toBe(true);
+  });
+
+  it('delivers each chunk as the upstream sends it (paced upstream, no buffering)', async () => {
+    h.fake.setOptions({ chunkDelayMs: 120 });
+    const res = await fetch(`${h.recap.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+      body: JSON.stringify({ ...ask('pace'), messages: [{ role: 'user', content: 'pace' }] }),
+    });
+    h.fake.enqueue({});
+    const arrivals: number[] = [];
+    const reader = res.body!.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (value.length) arrivals.push(performance.now());
+    }
+    h.fake.setOptions({ chunkDelayMs: 0 });
+    const sent = h.fake.sentBytes(h.fake.chatRequests().at(-1)!).toString().split('\n\n').filter(Boolean).length;
+    // Paced 120 ms apart upstream, so they must arrive as separate reads spread over time.
+    expect(arrivals.length).toBeGreaterThanOrEqual(Math.min(sent, 4));
+    const gaps = arrivals.slice(1).map((t, i) => t - arrivals[i]!);
+    expect(gaps.filter((g) => g > 60).length).toBeGreaterThanOrEqual(Math.min(sent, 4) - 2);
+  });
+});
