@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ChatMessage } from '../src/chat/types.js';
+import { messageHash } from '../src/conversation/canonical.js';
 import { createTokenCache } from '../src/tokens/cache.js';
 import { createTokenCounter } from '../src/tokens/counter.js';
 import { preloadEncodings, type EncodingName } from '../src/tokens/encodings.js';
@@ -64,7 +65,7 @@ function round(rand: () => number, i: number): ChatMessage[] {
   ];
 }
 
-export function conversation(encoding: EncodingName): ChatMessage[] {
+function conversation(encoding: EncodingName): ChatMessage[] {
   const rand = prng(42);
   const counter = createTokenCounter({ encoding });
   const messages: ChatMessage[] = [{ role: 'system', content: 'You are a careful assistant for an operations team.' }];
@@ -82,6 +83,11 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)] as number;
 }
 
+/** Each request brings freshly parsed message objects; parsing is not part of counting. */
+function freshCopy(messages: readonly ChatMessage[]): ChatMessage[] {
+  return JSON.parse(JSON.stringify(messages)) as ChatMessage[];
+}
+
 function time(fn: () => unknown): number {
   const start = performance.now();
   fn();
@@ -90,48 +96,74 @@ function time(fn: () => unknown): number {
 
 const limits = { cache_max_entries: 100_000, cache_max_bytes: 64 * 1024 * 1024 };
 
-/** Each request brings freshly parsed message objects; parsing is not part of counting. */
-function freshCopy(messages: readonly ChatMessage[]): ChatMessage[] {
-  return JSON.parse(JSON.stringify(messages)) as ChatMessage[];
+interface Timings {
+  cold: number[];
+  warm: number[];
+  append: number[];
 }
 
-async function benchEncoding(encoding: EncodingName) {
-  const messages = conversation(encoding);
-  const newTurns = Array.from({ length: RUNS }, (_, i) => round(prng(1000 + i), 10_000 + i)[0] as ChatMessage);
-  const cold: number[] = [];
-  const coldAsync: number[] = [];
-  let promptTokens = 0;
+/**
+ * Cold, warm and append-one-turn counts of `messages`. With `shareHashes`, the messages' canonical
+ * hashes are computed outside the timer and passed in, as the request path can do since it needs
+ * them for the hash chain anyway; without, counting hashes every message itself.
+ */
+function timeCounts(encoding: EncodingName, messages: readonly ChatMessage[], newTurns: readonly ChatMessage[], shareHashes: boolean): Timings {
+  const hashesOf = (ms: readonly ChatMessage[]) => (shareHashes ? ms.map((m) => messageHash(m)) : undefined);
+  const t: Timings = { cold: [], warm: [], append: [] };
   for (let run = 0; run < RUNS; run++) {
     const counter = createTokenCounter({ encoding, cache: createTokenCache(limits) });
     const copy = freshCopy(messages);
-    cold.push(time(() => (promptTokens = counter.countMessages(copy).total)));
-    const sliced = createTokenCounter({ encoding, cache: createTokenCache(limits) });
-    const start = performance.now();
-    await sliced.countMessagesAsync(freshCopy(messages));
-    coldAsync.push(performance.now() - start);
+    const hashes = hashesOf(copy);
+    t.cold.push(time(() => counter.countMessages(copy, hashes)));
   }
   // Warm and append-one-turn share one primed cache, as consecutive requests of a conversation do.
   const counter = createTokenCounter({ encoding, cache: createTokenCache(limits) });
   counter.countMessages(messages);
-  const warm: number[] = [];
-  const append: number[] = [];
-  for (let run = 0; run < RUNS; run++) {
+  for (const turn of newTurns) {
     const copy = freshCopy(messages);
-    warm.push(time(() => counter.countMessages(copy)));
-    const next = [...freshCopy(messages), newTurns[run] as ChatMessage];
-    append.push(time(() => counter.countMessages(next)));
+    const hashes = hashesOf(copy);
+    t.warm.push(time(() => counter.countMessages(copy, hashes)));
+    const next = [...freshCopy(messages), turn];
+    const nextHashes = hashesOf(next);
+    t.append.push(time(() => counter.countMessages(next, nextHashes)));
   }
-  const ms = (xs: number[]) => Math.round(median(xs) * 1000) / 1000;
+  return t;
+}
+
+async function timeColdAsync(encoding: EncodingName, messages: readonly ChatMessage[]): Promise<number[]> {
+  const times: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const counter = createTokenCounter({ encoding, cache: createTokenCache(limits) });
+    const copy = freshCopy(messages);
+    const start = performance.now();
+    await counter.countMessagesAsync(copy);
+    times.push(performance.now() - start);
+  }
+  return times;
+}
+
+const ms = (xs: number[]) => Math.round(median(xs) * 1000) / 1000;
+const speedup = (cold: number[], warm: number[]) => Math.round(median(cold) / median(warm));
+
+async function benchEncoding(encoding: EncodingName) {
+  const messages = conversation(encoding);
+  const newTurns = Array.from({ length: RUNS }, (_, i) => round(prng(1000 + i), 10_000 + i)[0] as ChatMessage);
+  const own = timeCounts(encoding, messages, newTurns, false);
+  const shared = timeCounts(encoding, messages, newTurns, true);
   return {
     encoding,
     messages: messages.length,
-    prompt_tokens: promptTokens,
-    cold_ms: ms(cold),
-    cold_async_ms: ms(coldAsync),
-    warm_ms: ms(warm),
-    append_one_turn_ms: ms(append),
-    warm_speedup: Math.round(median(cold) / median(warm)),
-    append_speedup: Math.round(median(cold) / median(append)),
+    prompt_tokens: createTokenCounter({ encoding }).countMessages(messages).total,
+    cold_ms: ms(own.cold),
+    cold_async_ms: ms(await timeColdAsync(encoding, messages)),
+    warm_ms: ms(own.warm),
+    append_one_turn_ms: ms(own.append),
+    warm_speedup: speedup(own.cold, own.warm),
+    append_speedup: speedup(own.cold, own.append),
+    shared_hashes_warm_ms: ms(shared.warm),
+    shared_hashes_append_ms: ms(shared.append),
+    shared_hashes_warm_speedup: speedup(shared.cold, shared.warm),
+    shared_hashes_append_speedup: speedup(shared.cold, shared.append),
   };
 }
 

@@ -55,6 +55,9 @@ export function createApp(deps: AppDeps): Hono<Env> {
   app.post('/v1/chat/completions', async function chatRoute(c) {
     const log = newRequestLog('POST', '/v1/chat/completions');
     const { incoming, outgoing } = c.env;
+    // Several layers rightly watch one response's 'close' (server adapter, shutdown tracking,
+    // client-abort signal, stream pipeline); past ten Node would warn of a leak that is not one.
+    outgoing.setMaxListeners(32);
     await chat(incoming, outgoing, log);
     finish(log, outgoing.statusCode);
     return RESPONSE_ALREADY_SENT;
@@ -62,6 +65,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   app.all('/v1/*', async function passthroughRoute(c) {
     const { incoming, outgoing } = c.env;
+    outgoing.setMaxListeners(32);
     const log = newRequestLog(incoming.method ?? 'GET', c.req.routePath);
     const upstream = deps.upstreams.get(deps.defaultUpstream)!;
     await passthrough(incoming, outgoing, upstream, stripHeaders);

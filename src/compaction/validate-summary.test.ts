@@ -12,7 +12,8 @@ describe('acceptSummary', () => {
   });
 
   it('rejects a summary over summary_max_tokens', () => {
-    expect(acceptSummary('long', 5000, 1025, 1024)).toBe('too_long');
+    expect(acceptSummary('long', 5000, 1300, 1024)).toBe('too_long');
+    expect(acceptSummary('a few tokens over by our count', 5000, 1100, 1024)).toBe('ok');
   });
 
   it('rejects a summary not smaller than what it replaces', () => {

@@ -1,6 +1,7 @@
 // The fake summarizer: a deterministic, extractive summary of the transcript a summarizer call
 // sends, laid out in the sections recap asks for. Sentences and identifiers are copied verbatim,
 // so tests can check that facts (numbers, paths, ids) survive compaction and carry-over.
+import { getTokenizer } from '../tokens/encodings.js';
 import { textOf } from './fake-default-reply.js';
 
 export const SUMMARY_SECTIONS = ['Goal', 'Current state', 'Decisions', 'Facts and identifiers', 'Open questions', 'Next steps'] as const;
@@ -53,12 +54,26 @@ export function extractiveSummary(request: any): string {
     const lines = body[section].length > 0 ? body[section] : ['none'];
     return `## ${section}\n${lines.map((line) => `- ${line}`).join('\n')}`;
   }).join('\n\n');
-  return text.slice(0, maxSummaryChars(request)).trimEnd();
+  return truncateToTokens(text, maxSummaryTokens(request)).trimEnd();
 }
 
-function maxSummaryChars(request: any): number {
+function maxSummaryTokens(request: any): number {
   const limit = request?.max_completion_tokens ?? request?.max_tokens;
-  return (typeof limit === 'number' && limit > 0 ? limit : DEFAULT_SUMMARY_MAX_TOKENS) * 4;
+  return typeof limit === 'number' && limit > 0 ? limit : DEFAULT_SUMMARY_MAX_TOKENS;
+}
+
+/** Like a real model stopping at max_tokens: the reply never holds more tokens than allowed. */
+function truncateToTokens(text: string, maxTokens: number): string {
+  const tokenizer = getTokenizer('o200k_base');
+  if (tokenizer.count(text) <= maxTokens) return text;
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (tokenizer.count(text.slice(0, mid)) <= maxTokens) lo = mid;
+    else hi = mid - 1;
+  }
+  return text.slice(0, lo);
 }
 
 function sentencesOf(text: string): string[] {

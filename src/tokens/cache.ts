@@ -15,7 +15,7 @@ export type TokenCacheLimits = Config['tokens'];
 // An entry holds its key string (2 bytes per UTF-16 unit) plus, by our estimate, about 100 bytes
 // of fixed cost: the number, lru-cache's index slots in its key/value/next/prev/size arrays and
 // its Map entry.
-export const ENTRY_OVERHEAD_BYTES = 100;
+const ENTRY_OVERHEAD_BYTES = 100;
 
 export function entryBytes(key: string): number {
   return key.length * 2 + ENTRY_OVERHEAD_BYTES;
@@ -30,8 +30,13 @@ export interface TokenCache {
   readonly bytes: number;
 }
 
+/** The key of a message whose canonical hash (canonical.ts `messageHash`) is already known. */
+export function tokenCacheKeyFromHash(encoding: EncodingName, hash: string): string {
+  return `${encoding}:${hash}`;
+}
+
 export function tokenCacheKey(encoding: EncodingName, m: ChatMessage): string {
-  return `${encoding}:${messageHash(m)}`;
+  return tokenCacheKeyFromHash(encoding, messageHash(m));
 }
 
 export function createTokenCache(limits: TokenCacheLimits): TokenCache {

@@ -23,9 +23,9 @@ export interface RequestCount {
 }
 
 // A model recap has no config for is most likely a current OpenAI model.
-export const DEFAULT_ENCODING: EncodingName = 'o200k_base';
+const DEFAULT_ENCODING: EncodingName = 'o200k_base';
 
-export function encodingFor(model: ModelConfig | undefined): EncodingName {
+function encodingFor(model: ModelConfig | undefined): EncodingName {
   return model?.encoding ?? DEFAULT_ENCODING;
 }
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../chat/types.js';
+import { messageHash } from '../conversation/canonical.js';
 import { createTokenCache, tokenCacheKey } from './cache.js';
 import { createTokenCounter } from './counter.js';
-import { SAMPLES } from './samples.fixture.js';
+import { SAMPLES } from './samples.case.js';
 
 // The example conversation of OpenAI's cookbook "How to count tokens with tiktoken", section 6.
 // The cookbook prints the API's prompt_tokens for it: 129 on gpt-3.5-turbo / gpt-4 (cl100k_base)
@@ -106,6 +107,17 @@ describe('createTokenCounter', () => {
     expect(cache.entries).toBe(1);
     cl100k.countMessage(m);
     expect(cache.entries).toBe(2);
+  });
+
+  it('uses hashes the caller already has instead of hashing again', () => {
+    const cache = createTokenCache(LIMITS);
+    const counter = createTokenCounter({ encoding: 'o200k_base', cache });
+    const hashes = COOKBOOK_MESSAGES.map((m) => messageHash(m));
+    const withHashes = counter.countMessages(COOKBOOK_MESSAGES, hashes);
+    expect(cache.entries).toBe(6);
+    expect(counter.countMessages(COOKBOOK_MESSAGES)).toEqual(withHashes);
+    expect(cache.entries).toBe(6);
+    expect(withHashes.total).toBe(124);
   });
 
   it('serves a cached count instead of tokenizing again', async () => {

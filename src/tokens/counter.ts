@@ -1,6 +1,6 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { ChatMessage, ChatRequest } from '../chat/types.js';
-import { tokenCacheKey, type TokenCache } from './cache.js';
+import { tokenCacheKey, tokenCacheKeyFromHash, type TokenCache } from './cache.js';
 import { getTokenizer, type EncodingName, type TextTokenizer } from './encodings.js';
 import { messageCost, REPLY_PRIMING_TOKENS } from './message-tokens.js';
 import { splitForCounting } from './split.js';
@@ -19,10 +19,15 @@ export interface MessageCounts {
 export interface TokenCounter {
   readonly encoding: EncodingName;
   countText(text: string): number;
-  countMessage(m: ChatMessage): number;
-  countMessages(ms: readonly ChatMessage[]): MessageCounts;
+  countMessage(m: ChatMessage, hash?: string): number;
+  /**
+   * `hashes`, if given, are the messages' canonical hashes (canonical.ts `messageHash`), aligned
+   * with `ms`: the request path computes them for the hash chain anyway, and hashing is most of
+   * what counting a cached message costs.
+   */
+  countMessages(ms: readonly ChatMessage[], hashes?: readonly string[]): MessageCounts;
   /** Same result as countMessages, tokenizing in slices so the event loop is never held long. */
-  countMessagesAsync(ms: readonly ChatMessage[]): Promise<MessageCounts>;
+  countMessagesAsync(ms: readonly ChatMessage[], hashes?: readonly string[]): Promise<MessageCounts>;
   /** Tokens of the request's tools, functions and response_format definitions. */
   countTools(req: ChatRequest): number;
 }
@@ -70,22 +75,25 @@ export function createTokenCounter({ encoding, cache }: TokenCounterOptions): To
   const countText = (text: string): number => tokenizer.count(text);
 
   // Without a cache there is nothing to key, so the message is not even hashed.
-  const keyOf = (m: ChatMessage): string | undefined => (cache ? tokenCacheKey(encoding, m) : undefined);
+  const keyOf = (m: ChatMessage, hash: string | undefined): string | undefined => {
+    if (!cache) return undefined;
+    return hash === undefined ? tokenCacheKey(encoding, m) : tokenCacheKeyFromHash(encoding, hash);
+  };
   const remember = (key: string | undefined, tokens: number): number => {
     if (key !== undefined) cache?.set(key, tokens);
     return tokens;
   };
 
-  const countMessage = (m: ChatMessage): number => {
-    const key = keyOf(m);
+  const countMessage = (m: ChatMessage, hash?: string): number => {
+    const key = keyOf(m, hash);
     const cached = key === undefined ? undefined : cache?.get(key);
     if (cached !== undefined) return cached;
     const cost = messageCost(m);
     return remember(key, cost.texts.reduce((n, text) => n + countText(text), cost.fixedTokens));
   };
 
-  const countMessageSliced = async (m: ChatMessage, pause: () => Promise<void> | undefined): Promise<number> => {
-    const key = keyOf(m);
+  const countMessageSliced = async (m: ChatMessage, hash: string | undefined, pause: () => Promise<void> | undefined): Promise<number> => {
+    const key = keyOf(m, hash);
     const cached = key === undefined ? undefined : cache?.get(key);
     if (cached !== undefined) return cached;
     const cost = messageCost(m);
@@ -98,12 +106,12 @@ export function createTokenCounter({ encoding, cache }: TokenCounterOptions): To
     encoding,
     countText,
     countMessage,
-    countMessages: (ms) => totals(ms.map(countMessage)),
-    countMessagesAsync: async (ms) => {
+    countMessages: (ms, hashes) => totals(ms.map((m, i) => countMessage(m, hashes?.[i]))),
+    countMessagesAsync: async (ms, hashes) => {
       const pause = createSlicer();
       const perMessage: number[] = [];
-      for (const m of ms) {
-        perMessage.push(await countMessageSliced(m, pause));
+      for (const [i, m] of ms.entries()) {
+        perMessage.push(await countMessageSliced(m, hashes?.[i], pause));
         await pause();
       }
       return totals(perMessage);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getTokenizer } from './encodings.js';
 import { estimateTokens, isSegmentStart } from './estimate.js';
-import { SAMPLES } from './samples.fixture.js';
+import { SAMPLES } from './samples.case.js';
 
 describe('estimateTokens', () => {
   it.each(Object.entries(SAMPLES))('stays within its documented error against cl100k_base and o200k_base for %s', (_kind, text) => {

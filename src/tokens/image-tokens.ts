@@ -9,12 +9,12 @@ import { imageSizeFromDataUrl, type ImageSize } from './image-size.js';
 // fetched) or an unreadable header we assume a 1024x1024 image: 768x768 after scaling, 4 tiles,
 // 85 + 170 * 4 = 765 tokens, the cost of a typical photo or screenshot.
 
-export const IMAGE_BASE_TOKENS = 85;
-export const IMAGE_TILE_TOKENS = 170;
+const IMAGE_BASE_TOKENS = 85;
+const IMAGE_TILE_TOKENS = 170;
 const TILE_PX = 512;
 const MAX_SIDE_PX = 2048;
 const SHORT_SIDE_PX = 768;
-export const ASSUMED_IMAGE_SIZE: ImageSize = { width: 1024, height: 1024 };
+const ASSUMED_IMAGE_SIZE: ImageSize = { width: 1024, height: 1024 };
 
 export function tileTokens({ width, height }: ImageSize): number {
   let w = width;

@@ -9,14 +9,14 @@ import { imageTokens } from './image-tokens.js';
 // Only the fields of the canonical form (conversation/canonical.ts) are read, because the token
 // cache is keyed by that form: two messages with one canonical form must count alike.
 
-export const TOKENS_PER_MESSAGE = 3;
-export const TOKENS_PER_NAME = 1;
+const TOKENS_PER_MESSAGE = 3;
+const TOKENS_PER_NAME = 1;
 export const REPLY_PRIMING_TOKENS = 3;
 
 // A tool call is rendered as a message addressed to the function (`to=functions.{name}`) with the
 // arguments as its body; hmarr/openai-chat-tokens measured 3 tokens of framing on top of the name
 // and the arguments for a legacy `function_call`, and we apply the same to each of `tool_calls`.
-export const TOKENS_PER_TOOL_CALL = 3;
+const TOKENS_PER_TOOL_CALL = 3;
 
 // A legacy `function` result message has the function's name in place of the role, which saves 2
 // tokens against a message with both (measured by hmarr/openai-chat-tokens). A `tool` result is
@@ -28,9 +28,9 @@ const FUNCTION_RESULT_ADJUSTMENT = -2;
 // calibration corrects. Audio input is billed about 10 tokens per second, so 256 tokens is ~25 s
 // of speech; a file (PDF) is billed as its extracted text plus page images, 1024 tokens is a
 // page or two.
-export const AUDIO_PART_TOKENS = 256;
-export const FILE_PART_TOKENS = 1024;
-export const OTHER_PART_TOKENS = 256;
+const AUDIO_PART_TOKENS = 256;
+const FILE_PART_TOKENS = 1024;
+const OTHER_PART_TOKENS = 256;
 
 /** The texts of a message to tokenize, and the tokens it costs beyond them. */
 export interface MessageCost {

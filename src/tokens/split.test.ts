@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ENCODING_NAMES, getTokenizer } from './encodings.js';
-import { SAMPLES } from './samples.fixture.js';
+import { SAMPLES } from './samples.case.js';
 import { isBpeSafeCut, splitForCounting } from './split.js';
 
 // Text that stresses every pre-token rule: contractions, upper-case runs, digit groups, CRLF after

@@ -134,3 +134,20 @@ describe('countTools', () => {
     expect(counter.countTools({ model: 'm', messages: [], tools: [tool] })).toBe(counter.countText(JSON.stringify(tool)));
   });
 });
+
+describe('system newline padding', () => {
+  const counter = createTokenCounter({ encoding: 'cl100k_base' });
+  const tools = [{ type: 'function', function: { name: 'do_stuff', parameters: { type: 'object', properties: {} } } }];
+  const toolsWith = (content: string) => counter.countTools({ model: 'm', messages: [system(content), user('Hi')], tools });
+
+  it('matches counting the whole system text twice, for long texts too', () => {
+    for (const content of ['Hello', 'Hello:', `${'A long system prompt. '.repeat(200)}End:`, `${'word '.repeat(500)}tail`]) {
+      const padding = counter.countText(`${content}\n`) - counter.countText(content);
+      expect(toolsWith(content) - toolsWith('Hello')).toBe(padding - (counter.countText('Hello\n') - counter.countText('Hello')));
+    }
+  });
+
+  it('assumes a token for the newline after one huge word', () => {
+    expect(toolsWith('x'.repeat(10_000)) - toolsWith('Hello')).toBe(1 - (counter.countText('Hello\n') - counter.countText('Hello')));
+  });
+});

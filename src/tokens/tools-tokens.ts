@@ -26,9 +26,9 @@ import { renderFunctionNamespace, type FunctionDefinition } from './tools-render
 // reported to match the API in openai/openai-cookbook#2140; no reference counts were available to
 // measure it here. `json_object` adds nothing measurable.
 
-export const TOOLS_FRAMING_TOKENS = 9;
-export const SYSTEM_MERGE_SAVING = 4;
-export const RESPONSE_FORMAT_FRAMING_TOKENS = 9;
+const TOOLS_FRAMING_TOKENS = 9;
+const SYSTEM_MERGE_SAVING = 4;
+const RESPONSE_FORMAT_FRAMING_TOKENS = 9;
 const HIDDEN_SCHEMA_KEYS = new Set(['required', 'additionalProperties', '$schema']);
 
 type Obj = Record<string, unknown>;
@@ -76,13 +76,17 @@ function responseFormatText(format: unknown): string | undefined {
 }
 
 // Only the end of the system text can merge with the newline; counting a tail that starts at a
-// safe cut (split.ts) gives the same difference as counting the whole text twice.
+// safe cut (split.ts) gives the same difference as counting the whole text twice. A text with no
+// safe cut near its end (one huge word) is assumed to take the newline as a token of its own.
 const TAIL_CHARS = 64;
+const MAX_TAIL_CHARS = 4096;
 
 function newlinePaddingTokens(content: unknown, tokenizer: TextTokenizer): number {
   if (typeof content !== 'string') return 1;
+  const floor = Math.max(0, content.length - MAX_TAIL_CHARS);
   let start = Math.max(0, content.length - TAIL_CHARS);
-  while (start > 0 && !tokenizer.isSafeCut(content, start)) start--;
+  while (start > floor && !tokenizer.isSafeCut(content, start)) start--;
+  if (start > 0 && !tokenizer.isSafeCut(content, start)) return 1;
   const tail = content.slice(start);
   return tokenizer.count(`${tail}\n`) - tokenizer.count(tail);
 }

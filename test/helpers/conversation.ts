@@ -1,0 +1,45 @@
+import { getEncoding } from 'js-tiktoken';
+import type OpenAI from 'openai';
+
+type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+
+const enc = getEncoding('o200k_base');
+
+/** The cookbook's num_tokens_from_messages, written here independently of recap's counter. */
+export function independentCount(messages: { role: string; content?: unknown; name?: string; tool_calls?: unknown }[]): number {
+  let n = 3;
+  for (const m of messages) {
+    n += 3;
+    if (typeof m.content === 'string') n += enc.encode(m.content).length;
+    n += enc.encode(m.role).length;
+    if (m.name) n += enc.encode(m.name).length + 1;
+    if (Array.isArray(m.tool_calls)) for (const c of m.tool_calls as { function: { name: string; arguments: string } }[]) n += enc.encode(c.function.name).length + enc.encode(c.function.arguments).length + 3;
+  }
+  return n;
+}
+
+/** Deterministic filler text of roughly `words` words, different per turn. */
+export function prose(turn: number, words = 80): string {
+  const vocab = ['deploy', 'cluster', 'invoice', 'latency', 'budget', 'schema', 'rollback', 'ticket', 'customer', 'region', 'metric', 'feature', 'release', 'gateway', 'payload', 'migration'];
+  const out: string[] = [`Turn ${turn}: order ORD-${1000 + turn} in /srv/app/${turn}.json.`];
+  for (let i = 0; i < words; i++) out.push(vocab[(turn * 7 + i * 3) % vocab.length]!);
+  return `${out.join(' ')}.`;
+}
+
+/** Drives a conversation through the SDK, appending each reply; returns the transcript and response headers. */
+export async function converse(
+  client: OpenAI,
+  opts: { model: string; rounds: number; system?: string; words?: number; onTurn?: (turn: number, action: string | null) => void },
+): Promise<{ messages: Msg[]; actions: (string | null)[] }> {
+  const messages: Msg[] = [{ role: 'system', content: opts.system ?? 'You are a terse assistant for the ops team.' }];
+  const actions: (string | null)[] = [];
+  for (let turn = 1; turn <= opts.rounds; turn++) {
+    messages.push({ role: 'user', content: prose(turn, opts.words) });
+    const { data, response } = await client.chat.completions.create({ model: opts.model, messages }).withResponse();
+    const action = response.headers.get('x-recap-action');
+    actions.push(action);
+    opts.onTurn?.(turn, action);
+    messages.push({ role: 'assistant', content: data.choices[0]!.message.content ?? '' });
+  }
+  return { messages, actions };
+}
