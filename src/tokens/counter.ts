@@ -65,7 +65,8 @@ async function countTextSliced(tokenizer: TextTokenizer, text: string, pause: ()
   const pieces = text.length > PIECE_CHARS ? splitForCounting(text, PIECE_CHARS, tokenizer.isSafeCut) : [text];
   for (const piece of pieces) {
     tokens += tokenizer.count(piece);
-    await pause();
+    const due = pause();
+    if (due) await due;
   }
   return tokens;
 }
@@ -84,18 +85,17 @@ export function createTokenCounter({ encoding, cache }: TokenCounterOptions): To
     return tokens;
   };
 
+  const cached = (key: string | undefined): number | undefined => (key === undefined ? undefined : cache?.get(key));
+
   const countMessage = (m: ChatMessage, hash?: string): number => {
     const key = keyOf(m, hash);
-    const cached = key === undefined ? undefined : cache?.get(key);
-    if (cached !== undefined) return cached;
+    const hit = cached(key);
+    if (hit !== undefined) return hit;
     const cost = messageCost(m);
     return remember(key, cost.texts.reduce((n, text) => n + countText(text), cost.fixedTokens));
   };
 
-  const countMessageSliced = async (m: ChatMessage, hash: string | undefined, pause: () => Promise<void> | undefined): Promise<number> => {
-    const key = keyOf(m, hash);
-    const cached = key === undefined ? undefined : cache?.get(key);
-    if (cached !== undefined) return cached;
+  const countUncachedSliced = async (m: ChatMessage, key: string | undefined, pause: () => Promise<void> | undefined): Promise<number> => {
     const cost = messageCost(m);
     let tokens = cost.fixedTokens;
     for (const text of cost.texts) tokens += await countTextSliced(tokenizer, text, pause);
@@ -111,8 +111,11 @@ export function createTokenCounter({ encoding, cache }: TokenCounterOptions): To
       const pause = createSlicer();
       const perMessage: number[] = [];
       for (const [i, m] of ms.entries()) {
-        perMessage.push(await countMessageSliced(m, hashes?.[i], pause));
-        await pause();
+        const key = keyOf(m, hashes?.[i]);
+        // A cached message costs a lookup, not a trip through the microtask queue.
+        perMessage.push(cached(key) ?? (await countUncachedSliced(m, key, pause)));
+        const due = pause();
+        if (due) await due;
       }
       return totals(perMessage);
     },

@@ -13,8 +13,8 @@ import { renderFunctionNamespace, type FunctionDefinition } from './tools-render
 // ":\n"). These constants were inferred by hmarr/openai-chat-tokens from the API's counts.
 //
 // Measured error, whole prompt (messages + tools) against published prompt_tokens
-// (tools-accuracy.test.ts): 0 tokens on all 19 fixtures of hmarr/openai-chat-tokens (gpt-3.5-turbo,
-// cl100k_base; 10 of them with functions, incl. nested objects, enums, arrays, optional params and
+// (tools-tokens.test.ts): 0 tokens on all 19 fixtures of hmarr/openai-chat-tokens (gpt-3.5-turbo,
+// cl100k_base; 9 of them with function definitions, incl. nested objects, enums, arrays, optional params and
 // system messages) and 0 on the OpenAI cookbook's tool example (105 on gpt-4 / cl100k_base, 101 on
 // gpt-4o / o200k_base). Schema features those fixtures do not cover ($ref, anyOf, defaults,
 // several functions at once) follow the same rendering but are unmeasured.
@@ -24,7 +24,7 @@ import { renderFunctionNamespace, type FunctionDefinition } from './tools-render
 // `response_format: json_schema` is counted as the schema's compact JSON without the keys the
 // model is not shown (`required`, `additionalProperties`, `$schema`) plus 9 tokens, the rule
 // reported to match the API in openai/openai-cookbook#2140; no reference counts were available to
-// measure it here. `json_object` adds nothing measurable.
+// measure it here. `json_object` is counted as adding nothing.
 
 const TOOLS_FRAMING_TOKENS = 9;
 const SYSTEM_MERGE_SAVING = 4;

@@ -1,0 +1,29 @@
+// `npm run bench [-- NAME ...]`: runs the named benchmarks (all when none is named). Each prints
+// its table and writes bench/results/NAME.json.
+
+type Bench = () => Promise<unknown>;
+
+const BENCHES: Record<string, () => Promise<Bench>> = {
+  'token-count': async () => (await import('./token-count.js')).runTokenCountBench,
+  overhead: async () => (await import('./overhead.js')).runOverheadBench,
+  'long-conversation': async () => (await import('./long-conversation.js')).runLongConversationBench,
+};
+
+async function main(names: string[]): Promise<void> {
+  const selected = names.length ? names : Object.keys(BENCHES);
+  for (const name of selected) {
+    const load = BENCHES[name];
+    if (!load) {
+      process.stderr.write(`unknown benchmark "${name}"; known: ${Object.keys(BENCHES).join(', ')}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stdout.write(`\n== ${name}\n`);
+    await (await load())();
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
