@@ -1,0 +1,79 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedisServer, type ThrowawayRedis } from './helpers/redis-server.js';
+import { type Harness, startHarness } from './helpers/harness.js';
+import { prose } from './helpers/conversation.js';
+
+// Rule 8: with Redis gone, requests still succeed promptly; when it returns, records work again
+// without restarting recap, and nothing queued during the outage is replayed.
+
+type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+const SUMMARIZER = 'gpt-test-summarizer';
+
+let redis: ThrowawayRedis;
+let h: Harness;
+beforeAll(async () => {
+  redis = await startRedisServer();
+  h = await startHarness({
+    storeUrl: redis.url,
+    fake: { summarizerModel: SUMMARIZER },
+    extra: { background: { enabled: false } },
+    models: [{ match: 'gpt-test-small', context_window: 3000, max_output_tokens: 300, compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 250 } }],
+  });
+});
+afterAll(async () => {
+  await h.close();
+  await redis.stop();
+});
+
+describe('Redis outage', () => {
+  it('keeps serving within 1 s per request while Redis is down and resumes reuse when it is back', async () => {
+    const client = h.client({ conversation: 'outage' });
+    const messages: Msg[] = [{ role: 'system', content: 'You help the ops team.' }];
+    const turn = async () => {
+      const started = performance.now();
+      const { data, response } = await client.chat.completions.create({ model: 'gpt-test-small', messages }).withResponse();
+      messages.push({ role: 'assistant', content: data.choices[0]!.message.content ?? '' });
+      return { action: response.headers.get('x-recap-action'), ms: performance.now() - started };
+    };
+    let t = 0;
+    let action: string | null = null;
+    while (action !== 'compacted' && t < 30) {
+      messages.push({ role: 'user', content: prose(++t) });
+      action = (await turn()).action;
+    }
+    expect(action).toBe('compacted');
+
+    await redis.kill();
+    const during: { action: string | null; ms: number }[] = [];
+    for (let i = 0; i < 5; i++) {
+      messages.push({ role: 'user', content: prose(++t) });
+      during.push(await turn());
+    }
+    // Without the record recap compacts again (or forwards as is); it never fails or hangs.
+    for (const r of during) {
+      expect(r.ms).toBeLessThan(1000);
+      expect(['compacted', 'none', 'degraded']).toContain(r.action);
+    }
+    const ready = await fetch(`${h.recap.url}/readyz`);
+    expect(ready.status).toBe(503);
+
+    await redis.restart();
+    await waitUntil(async () => (await fetch(`${h.recap.url}/readyz`)).status === 200);
+    messages.push({ role: 'user', content: prose(++t) });
+    const first = await turn();
+    messages.push({ role: 'user', content: prose(++t) });
+    const second = await turn();
+    expect(first.action).toBe('compacted');
+    expect(second.action).toBe('reused');
+  });
+});
+
+async function waitUntil(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('condition not met in time');
+}
