@@ -38,3 +38,14 @@ describe('hash chain', () => {
     expect(c.every((link, i) => link !== a[i])).toBe(true);
   });
 });
+
+describe('messageHash', () => {
+  it('cannot be fooled by moving text between fields', () => {
+    expect(messageHash({ role: 'user', name: 'ab', content: 'c' })).not.toBe(messageHash({ role: 'user', name: 'a', content: 'bc' }));
+    expect(messageHash({ role: 'tool', tool_call_id: 'x', content: '1' })).not.toBe(messageHash({ role: 'tool', content: 'x1' }));
+  });
+
+  it('tells string content from content parts with the same text', () => {
+    expect(messageHash({ role: 'user', content: 'hi' })).not.toBe(messageHash({ role: 'user', content: [{ type: 'text', text: 'hi' }] }));
+  });
+});

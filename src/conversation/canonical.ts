@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ChatMessage } from '../chat/types.js';
 
 // The canonical form of a message: only the fields that carry meaning for the model, with
@@ -50,12 +50,27 @@ export function canonicalJson(m: ChatMessage): string {
 }
 
 function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('base64url');
+  return hash('sha256', text, 'base64url');
 }
 
-/** Identity of one message; the key of the token-count cache. */
+/** A field prefixed with its length, so that no two different field lists join to the same text. */
+function field(value: string): string {
+  return `${value.length}:${value}`;
+}
+
+/**
+ * Identity of one message; the key of the token-count cache and the link of the records' chain.
+ * Equal for equal canonical forms (as canonicalJson), but string content is hashed as it is rather
+ * than JSON-escaped first: every request hashes every message, so this is on the hot path.
+ */
 export function messageHash(m: ChatMessage): string {
-  return sha256(canonicalJson(m));
+  const c = m.content;
+  const content = isEmpty(c) || c === '' ? '' : typeof c === 'string' ? `s${c}` : `j${JSON.stringify(normalize(c))}`;
+  const calls = isEmpty(m.tool_calls) ? '' : JSON.stringify((m.tool_calls as unknown[]).map(canonicalToolCall));
+  const legacyCall = isEmpty(m.function_call) ? '' : JSON.stringify(normalize(m.function_call));
+  const name = isEmpty(m.name) ? '' : String(m.name);
+  const callId = isEmpty(m.tool_call_id) ? '' : String(m.tool_call_id);
+  return sha256(field(String(m.role)) + field(name) + field(content) + field(calls) + field(callId) + field(legacyCall));
 }
 
 /** chain[i] identifies messages[0..i] in order: chain[i] = H(chain[i-1] + hash(messages[i])). */

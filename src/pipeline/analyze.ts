@@ -1,7 +1,7 @@
 import { type Round, type Segmentation, pinnedMessages, segment } from '../compaction/rounds.js';
 import { buildSummaryMessage, summaryTextOf } from '../compaction/summary-message.js';
 import type { ChatMessage } from '../chat/types.js';
-import { hashChain, messageHash } from '../conversation/canonical.js';
+import { hashChain } from '../conversation/canonical.js';
 import type { ConversationRecord } from '../store/store.js';
 import { type Base, type CandidateCosts, matchingCheckpoints, relativeRoundStarts } from './choose-view.js';
 
@@ -29,6 +29,7 @@ export interface Analysis {
 export function analyze(
   messages: readonly ChatMessage[],
   perMessage: readonly number[],
+  hashes: readonly string[],
   primingTokens: number,
   countMessage: (m: ChatMessage) => number,
 ): Analysis {
@@ -45,7 +46,7 @@ export function analyze(
     rest,
     perMessage,
     restTokens: perMessage.slice(seg.pinnedCount),
-    links: hashChain(rest.map(messageHash)),
+    links: hashChain(hashes.slice(seg.pinnedCount)),
     primingTokens,
     clientSummary: seg.summaryIndex === null ? null : summaryTextOf(messages[seg.summaryIndex]!),
     summaryTokens: (text) => (text ? countMessage(buildSummaryMessage(text)) : 0),

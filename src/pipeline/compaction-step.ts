@@ -23,7 +23,7 @@ export function createCompactionStep(deps: PipelineDeps): CompactionStep {
 
       const ctx = stepContext(deps, input, model, tokens.counter);
       const budget = deps.tokens.budgetFor(model, body, tokens.toolsTokens);
-      const a = analyze(body.messages, tokens.perMessage, tokens.primingTokens, tokens.countMessage);
+      const a = analyze(body.messages, tokens.perMessage, tokens.hashes, tokens.primingTokens, tokens.countMessage);
       const decision = await decide(ctx, a, budget);
       return createChatPlan({ deps, tokens, model, compaction: { ctx, a, decision, budget } });
     },

@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatRequest } from '../chat/types.js';
+import { messageHash } from '../conversation/canonical.js';
 import type { Config, ModelConfig } from '../config.js';
 import type { Metrics } from '../metrics.js';
 import { resolveBudget } from '../tokens/budget.js';
@@ -57,13 +58,17 @@ export interface RequestTokens {
   rawIn: number;
   /** Uncalibrated tokens of tools, functions and response_format. */
   rawTools: number;
+  /** Canonical hash of each message (canonical.ts). */
+  hashes: string[];
   countMessage(m: ChatMessage): number;
 }
 
 export async function countRequest(tokens: TokenService, body: ChatRequest, model: ModelConfig | undefined): Promise<RequestTokens> {
   const counter = tokens.counterFor(model?.encoding ?? 'o200k_base');
   const scale = tokens.scaleFor(model);
-  const counted = await counter.countMessagesAsync(body.messages);
+  // One hash per message serves both the token cache and the records' hash chain.
+  const hashes = body.messages.map(messageHash);
+  const counted = await counter.countMessagesAsync(body.messages, hashes);
   const rawTools = counter.countTools(body);
   const perMessage = counted.perMessage.map(scale);
   const primingTokens = counted.total - counted.perMessage.reduce((x, y) => x + y, 0);
@@ -76,6 +81,7 @@ export async function countRequest(tokens: TokenService, body: ChatRequest, mode
     tokensIn: perMessage.reduce((x, y) => x + y, 0) + primingTokens + toolsTokens,
     rawIn: counted.total + rawTools,
     rawTools,
+    hashes,
     countMessage: (m) => scale(counter.countMessage(m)),
   };
 }
