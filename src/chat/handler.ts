@@ -29,6 +29,8 @@ export function createChatHandler(deps: AppDeps) {
 
       plan = await deps.compaction.prepare({ req, body, model: route.model, signal, log });
       const forwardBody = plan.messages ? Buffer.from(JSON.stringify({ ...body, messages: plan.messages })) : raw;
+      // Message text stays out of logs unless the operator asked for it (server.log_bodies).
+      if (config.server.log_bodies) deps.logger.debug({ conversation: log.conversation, body: forwardBody.toString('utf8') }, 'forwarded body');
 
       const forwardedAt = performance.now();
       const response = await upstream.request({

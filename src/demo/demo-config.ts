@@ -6,7 +6,7 @@ import { type Config, parseConfig } from '../config.js';
 
 export const DEMO_MODEL = 'gpt-demo-small';
 export const DEMO_SUMMARIZER = 'gpt-demo-summarizer';
-export const DEMO_CONTEXT_WINDOW = 4000;
+export const DEMO_CONTEXT_WINDOW = 3000;
 const DEMO_MAX_OUTPUT = 500;
 
 export function demoConfig(upstreamUrl: string): Config {

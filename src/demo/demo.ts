@@ -30,7 +30,9 @@ export async function runDemo({ turns = 40, out }: DemoOptions): Promise<void> {
     try {
       out.write(
         `recap demo: ${turns} turns of an on-call conversation on ${DEMO_MODEL} (context window ${DEMO_CONTEXT_WINDOW} tokens),\n` +
-          `fake upstream at ${fake.url}, recap at ${recap.url}, in-memory store, no API key.\n\n`,
+          `fake upstream at ${fake.url}, recap at ${recap.url}, in-memory store, no API key.\n` +
+          `compacted: a summary was written for this request (inline summarizer call); reused: a stored\n` +
+          `summary was applied (from an earlier compaction or prepared in the background between turns).\n\n`,
       );
       const client = new OpenAI({
         baseURL: `${recap.url}/v1`,

@@ -38,14 +38,15 @@ function idsFor(turn: number): Ids {
   };
 }
 
-/** Twenty lines of a pod log, the kind of paste that makes a conversation jump past its budget. */
+/** Thirty lines of a pod log: the kind of paste that makes a conversation jump past its budget in one turn. */
 function logPaste(i: Ids): string {
   const lines: string[] = [];
-  for (let k = 0; k < 20; k++) {
-    const ms = 180 + ((k * 37 + i.n) % 900);
-    const status = k % 9 === 4 ? 503 : k % 13 === 7 ? 504 : 200;
+  for (let k = 0; k < 30; k++) {
+    const ms = k % 7 === 3 ? 3000 : 140 + ((k * 37 + i.n) % 860);
+    const status = ms === 3000 ? 503 : 200;
+    const time = `09:${String(10 + Math.floor(k / 2)).padStart(2, '0')}:${String((k * 29) % 60).padStart(2, '0')}`;
     lines.push(
-      `2024-11-${String(10 + (k % 18)).padStart(2, '0')}T09:${String(k % 60).padStart(2, '0')}:1${k % 10}Z ${i.service}-6d9f${k % 10}b pod=${i.node} route=/v1/orders/${88000 + k * 13} status=${status} duration_ms=${ms} upstream=payments-gw`,
+      `2024-11-14T${time}Z ${i.service}-6d9f pod=${i.node} route=/v1/orders/${88000 + k * 13} status=${status} duration_ms=${ms} upstream=payments-gw rss_mb=${310 + k * 6}`,
     );
   }
   return lines.join('\n');
@@ -67,10 +68,6 @@ const SCRIPT: Step[] = [
     assistant: `So payments-gw is slow and ${i.service} now waits on it longer, queueing ${i.n} requests in its pool. Two levers: restore the 800 ms timeout (fast failure plus retry budget) or raise the pool size. Restoring the timeout is the smaller change and matches the pre-release behaviour.`,
   }),
   (i) => ({
-    user: `Here is the last hour of logs from one pod (kubectl logs ${i.service}-6d9f -n prod --since=1h | tail -20):\n${logPaste(i)}\nWhat stands out?`,
-    assistant: `The 503 and 504 responses all come from route /v1/orders with durations near the new 3000 ms ceiling, and they cluster on pod ${i.node}. The 200s are mostly under 1 s. That matches slow payments-gw calls holding connections until the longer timeout expires.`,
-  }),
-  (i) => ({
     user: `We decided to go with restoring the 800 ms timeout instead of a full rollback. I need the exact change for config/timeouts.yaml and the command to roll it out to ${i.region} only.`,
     assistant: `Set payments.client.timeout_ms: 800 in config/timeouts.yaml, commit it as a hotfix on top of ${i.release}, then run: kubectl -n prod set env deploy/${i.service} PAYMENTS_TIMEOUT_MS=800 --context ${i.region}. Watch the rollout with kubectl rollout status deploy/${i.service} -n prod.`,
   }),
@@ -85,6 +82,10 @@ const SCRIPT: Step[] = [
   (i) => ({
     user: `Node ${i.node} shows 3 OOMKilled restarts of ${i.service} in the last day, memory limit 512Mi, working set peaks at 498Mi. Related?`,
     assistant: `Probably a second, separate issue: queued requests during the latency spike hold buffers, so memory peaked near the 512Mi limit. With the timeout restored the queue should drain. Keep an eye on it; if the working set stays above 450Mi, raise the limit to 768Mi in deploy/${i.service}/values.yaml.`,
+  }),
+  (i) => ({
+    user: `Here are the logs of that pod since its last restart (kubectl logs ${i.service}-6d9f -n prod | tail -30):\n${logPaste(i)}\nWhat stands out?`,
+    assistant: `rss_mb climbs steadily from 310 to 484 while requests wait on payments-gw, and every 503 is a call that hit the 3000 ms ceiling. That supports the queueing explanation: memory follows the backlog, so the restored 800 ms timeout should stop both the 503s and the OOMKills on ${i.node}.`,
   }),
   (i) => ({
     user: `Please draft the status page update for ${i.incident}: impact, cause, mitigation, next update time.`,

@@ -61,7 +61,7 @@ export async function startHarness(
   const fake = await startFakeUpstream(opts.fake);
   const config = testConfig(fake, opts);
   const logs = new LogCapture();
-  const recap = await startRecap(config, { port: 0, host: '127.0.0.1', logger: createLogger('info', logs) });
+  const recap = await startRecap(config, { port: 0, host: '127.0.0.1', logger: createLogger(config.server.log_level, logs) });
   return {
     fake,
     recap,

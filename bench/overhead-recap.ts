@@ -1,0 +1,59 @@
+// recap as a bench target, in its own process (`recap serve`), with a model entry whose context
+// window is so large that no request of the bench is ever compacted: what remains is overhead.
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, spawnNode, waitForStatus, type Child } from './overhead-processes.js';
+
+export const BENCH_SECRET = 'recap-overhead-bench-secret';
+const CONFIG_FILE = join(tmpdir(), `recap-bench-overhead-${process.pid}.yaml`);
+
+export function redisUrl(): string {
+  return process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+}
+
+/** The bench's recap config: one upstream (the fake), `gpt-bench*` with a 1M-token window. */
+export function benchConfigYaml(upstreamUrl: string, logLevel = 'info'): string {
+  return [
+    'server:',
+    `  log_level: ${logLevel}`,
+    'upstreams:',
+    '  fake:',
+    `    base_url: ${upstreamUrl}`,
+    'models:',
+    '  - match: "gpt-bench*"',
+    '    upstream: fake',
+    '    context_window: 1000000',
+    '    max_output_tokens: 4096',
+    '    encoding: o200k_base',
+    '    compaction:',
+    '      strategy: summarize',
+    '      summarizer: { model: gpt-bench-summarizer }',
+    '',
+  ].join('\n');
+}
+
+export interface RecapChild {
+  child: Child;
+  url: string;
+  /** From spawn to the first `GET /readyz` 200. */
+  startupMs: number;
+}
+
+/** Spawns `recap serve` (Redis store from REDIS_URL) and waits for /readyz. */
+export async function startRecapChild(upstreamUrl: string): Promise<RecapChild> {
+  await writeFile(CONFIG_FILE, benchConfigYaml(upstreamUrl));
+  const port = await freePort();
+  const spawnedAt = performance.now();
+  const child = spawnNode('recap', ['--import', 'tsx', 'src/cli.ts', 'serve', '--config', CONFIG_FILE, '--port', String(port)], {
+    env: { REDIS_URL: redisUrl(), RECAP_SECRET: BENCH_SECRET },
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  try {
+    await waitForStatus(`${origin}/readyz`, 200, 20_000, child);
+  } catch (err) {
+    await child.stop();
+    throw err;
+  }
+  return { child, url: `${origin}/v1`, startupMs: performance.now() - spawnedAt };
+}

@@ -1,0 +1,76 @@
+// The four things the overhead bench sends the same requests to, each its own process on loopback.
+import { printedUrl, spawnNode, type Child } from './overhead-processes.js';
+import { startPortkey } from './overhead-portkey.js';
+import { startRecapChild } from './overhead-recap.js';
+
+export type TargetName = 'direct' | 'pipe' | 'portkey' | 'recap';
+
+export interface Target {
+  name: TargetName;
+  /** Base URL ending in /v1. */
+  url: string;
+  headers: Record<string, string>;
+}
+
+export interface Unavailable {
+  name: TargetName;
+  reason: string;
+}
+
+export interface Targets {
+  upstreamUrl: string;
+  /** In send order; `direct` first. */
+  live: Target[];
+  unavailable: Unavailable[];
+  portkeyVersion?: string;
+  recapStartupMs: number;
+  stop(): Promise<void>;
+}
+
+const CLIENT_HEADERS = { 'content-type': 'application/json', authorization: 'Bearer sk-overhead-bench' };
+
+async function startScript(name: string, args: string[]): Promise<{ child: Child; url: string }> {
+  const child = spawnNode(name, ['--import', 'tsx', ...args], { readStdout: true });
+  try {
+    return { child, url: await printedUrl(child, 20_000) };
+  } catch (err) {
+    await child.stop();
+    throw err;
+  }
+}
+
+export async function startTargets(): Promise<Targets> {
+  const children: Child[] = [];
+  const stop = async () => {
+    await Promise.all(children.map((c) => c.stop()));
+  };
+  try {
+    const upstream = await startScript('upstream', ['bench/overhead-upstream.ts']);
+    children.push(upstream.child);
+    const origin = new URL(upstream.url).origin;
+    const pipe = await startScript('pipe', ['bench/overhead-pipe.ts', '--upstream', origin]);
+    children.push(pipe.child);
+    const recap = await startRecapChild(upstream.url);
+    children.push(recap.child);
+
+    const live: Target[] = [
+      { name: 'direct', url: upstream.url, headers: CLIENT_HEADERS },
+      { name: 'pipe', url: pipe.url, headers: CLIENT_HEADERS },
+    ];
+    const unavailable: Unavailable[] = [];
+    let portkeyVersion: string | undefined;
+    try {
+      const portkey = await startPortkey(upstream.url);
+      children.push(portkey.child);
+      portkeyVersion = portkey.version;
+      live.push({ name: 'portkey', url: portkey.url, headers: { ...CLIENT_HEADERS, ...portkey.headers } });
+    } catch (err) {
+      unavailable.push({ name: 'portkey', reason: (err as Error).message.split('\n')[0] ?? 'unknown' });
+    }
+    live.push({ name: 'recap', url: recap.url, headers: CLIENT_HEADERS });
+    return { upstreamUrl: upstream.url, live, unavailable, portkeyVersion, recapStartupMs: recap.startupMs, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,99 @@
+import OpenAI from 'openai';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startFakeUpstream } from '../src/dev/fake-upstream.js';
+import { prose } from './helpers/conversation.js';
+import { type Harness, startHarness, testConfig } from './helpers/harness.js';
+import { startRecapProcess, writeConfigFile } from './helpers/recap-process.js';
+
+// Rule 10: checkpoints prepared after the response. A failed job leaves nothing behind, and one
+// boundary is prepared once even when two processes see it.
+
+type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+const SUMMARIZER = 'gpt-test-summarizer';
+const MODEL = 'gpt-test-small';
+const model = { match: MODEL, context_window: 3000, max_output_tokens: 300, compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 250 } };
+
+async function metric(url: string, name: string, labels: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+const harnesses: Harness[] = [];
+afterAll(async () => Promise.all(harnesses.map((h) => h.close())));
+
+describe('background pre-compaction', () => {
+  it('prepares the checkpoint off the request path, so the crossing turn reuses it', async () => {
+    const h = await startHarness({ fake: { summarizerModel: SUMMARIZER, summarizerLatencyMs: 200 }, models: [model] });
+    harnesses.push(h);
+    const client = h.client({ conversation: 'bg-ready' });
+    const messages: Msg[] = [{ role: 'system', content: 'ops' }];
+    const actions: string[] = [];
+    for (let t = 1; t <= 40; t++) {
+      messages.push({ role: 'user', content: prose(t) });
+      const { data, response } = await client.chat.completions.create({ model: MODEL, messages }).withResponse();
+      actions.push(response.headers.get('x-recap-action')!);
+      messages.push({ role: 'assistant', content: data.choices[0]!.message.content ?? '' });
+      await h.recap.runtime.background.idle();
+    }
+    expect(actions).not.toContain('compacted');
+    expect(actions).not.toContain('degraded');
+    expect(actions.filter((a) => a === 'reused').length).toBeGreaterThan(10);
+    expect(await metric(h.recap.url, 'recap_background_jobs_total', 'outcome="done"')).toBe(h.fake.summarizerRequests().length);
+  });
+
+  it('leaves no record when a job fails, and the next requests still succeed', async () => {
+    const h = await startHarness({ fake: { summarizerModel: SUMMARIZER }, models: [model] });
+    harnesses.push(h);
+    h.fake.setDefault((req) => ((req.json as { model?: string } | undefined)?.model === SUMMARIZER ? { status: 500 } : undefined));
+    const client = h.client({ conversation: 'bg-fail' });
+    const messages: Msg[] = [{ role: 'system', content: 'ops' }];
+    const actions: string[] = [];
+    for (let t = 1; t <= 24; t++) {
+      messages.push({ role: 'user', content: prose(t) });
+      const { data, response } = await client.chat.completions.create({ model: MODEL, messages }).withResponse();
+      actions.push(response.headers.get('x-recap-action')!);
+      messages.push({ role: 'assistant', content: data.choices[0]!.message.content ?? '' });
+      await h.recap.runtime.background.idle();
+    }
+    expect(await metric(h.recap.url, 'recap_background_jobs_total', 'outcome="failed"')).toBeGreaterThan(0);
+    const inspect = await fetch(`${h.recap.url}/recap/v1/conversations/bg-fail`, { headers: { authorization: 'Bearer sk-test-key' } });
+    expect(inspect.status).toBe(404);
+    expect(actions).toContain('degraded');
+    expect(actions).not.toContain('compacted');
+
+    h.fake.setDefault(() => undefined);
+    messages.push({ role: 'user', content: prose(99) });
+    const { response } = await client.chat.completions.create({ model: MODEL, messages }).withResponse();
+    expect(response.headers.get('x-recap-action')).toBe('compacted');
+  });
+
+  it('runs one job per boundary across two recap processes', async () => {
+    const fake = await startFakeUpstream({ summarizerModel: SUMMARIZER, summarizerLatencyMs: 400 });
+    const config = testConfig(fake, { storeUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', models: [model] });
+    const file = await writeConfigFile(config);
+    const [a, b] = await Promise.all([startRecapProcess(file.file), startRecapProcess(file.file)]);
+    try {
+      const messages: Msg[] = [{ role: 'system', content: 'ops' }];
+      for (let t = 1; t <= 19; t++) messages.push({ role: 'user', content: prose(t) }, { role: 'assistant', content: `ok ${t}` });
+      messages.push({ role: 'user', content: prose(20) });
+      const send = (url: string) =>
+        new OpenAI({ baseURL: `${url}/v1`, apiKey: 'sk-t', maxRetries: 0, defaultHeaders: { 'x-conversation-id': 'bg-two' } }).chat.completions
+          .create({ model: MODEL, messages })
+          .withResponse();
+      const [ra, rb] = await Promise.all([send(a.url), send(b.url)]);
+      expect([ra.response.headers.get('x-recap-action'), rb.response.headers.get('x-recap-action')]).toEqual(['none', 'none']);
+      // Both processes scheduled the same boundary; give the jobs time to run (latency 400 ms).
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(fake.summarizerRequests()).toHaveLength(1);
+      const jobs = (await metric(a.url, 'recap_background_jobs_total', 'outcome="done"')) + (await metric(b.url, 'recap_background_jobs_total', 'outcome="done"'));
+      const skipped = (await metric(a.url, 'recap_background_jobs_total', 'outcome="skipped"')) + (await metric(b.url, 'recap_background_jobs_total', 'outcome="skipped"'));
+      expect(jobs).toBe(1);
+      expect(skipped).toBe(1);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+      await fake.close();
+      await file.cleanup();
+    }
+  });
+});
