@@ -1,6 +1,6 @@
 // recap as a bench target, in its own process (`recap serve`), with a model entry whose context
 // window is so large that no request of the bench is ever compacted: what remains is overhead.
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, spawnNode, waitForStatus, type Child } from './overhead-processes.js';
@@ -56,4 +56,8 @@ export async function startRecapChild(upstreamUrl: string): Promise<RecapChild> 
     throw err;
   }
   return { child, url: `${origin}/v1`, startupMs: performance.now() - spawnedAt };
+}
+
+export async function removeBenchConfig(): Promise<void> {
+  await rm(CONFIG_FILE, { force: true });
 }

@@ -1,4 +1,4 @@
-import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { AIMessage, type AIMessageChunk, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,9 +88,9 @@ describe('LangChain ChatOpenAI through recap', () => {
     });
     h.fake.enqueue({ toolCalls: [{ name: 'get_pod_status', arguments: '{"pod":"billing-worker-2","namespace":"prod"}' }] });
 
-    let merged: AIMessage | undefined;
+    let merged: AIMessageChunk | undefined;
     for await (const chunk of await chat('gpt-test', 'lc-tool-stream').bindTools([podStatus]).stream([new HumanMessage('And billing-worker-2?')])) {
-      merged = merged ? (merged as any).concat(chunk) : chunk;
+      merged = merged ? merged.concat(chunk) : chunk;
     }
 
     expect(merged!.tool_calls).toHaveLength(1);

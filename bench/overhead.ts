@@ -1,0 +1,134 @@
+// How much latency, throughput and time to first byte recap costs on top of the upstream, next
+// to a bare byte pipe (the floor) and Portkey's gateway, when it has nothing to compact.
+// Run: npm run bench -- overhead   (about 3 minutes on 2 cores; needs Redis, REDIS_URL or :6379)
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { conversationBody } from './overhead-bodies.js';
+import { probeEventLoop } from './overhead-event-loop.js';
+import { clientFor, firstByte, interleaved, roundTrip, warmUp, type Client } from './overhead-latency.js';
+import { REPO_ROOT } from './overhead-processes.js';
+import { redisUrl, removeBenchConfig, startRecapChild } from './overhead-recap.js';
+import { acceptance, sizeFigures, tableRows, type SizeFigures, type SizeLabel } from './overhead-report.js';
+import { median, round3, summarize } from './overhead-stats.js';
+import { measureThroughput, warmThroughput } from './overhead-throughput.js';
+import { startTargets, type Targets } from './overhead-targets.js';
+
+const RESULTS_FILE = join(REPO_ROOT, 'bench', 'results', 'overhead.json');
+
+const SIZES: Record<SizeLabel, number> = { '20KB': 20_000, '400KB': 400_000 };
+const CONVERSATION_SEED = 7;
+const PARAMS = {
+  warmUpPerTarget: 30,
+  latencyPerTarget: 300,
+  ttfbPerTarget: 100,
+  batch: 10,
+  coldBodies: 15,
+  concurrency: 32,
+  throughputSeconds: 2.5,
+  throughputRounds: 2,
+  loopProbes: 3,
+  loopBodyBytes: 400_000,
+  startupRuns: 3,
+};
+// Per size: a phase that runs out of time keeps the samples it has (each phase's `n` says how many).
+const LATENCY_BUDGET_MS = 40_000;
+const TTFB_BUDGET_MS = 15_000;
+const COLD_BUDGET_MS = 20_000;
+
+/** recap on conversations it has never seen, each also sent to the upstream directly. */
+async function coldRecap(direct: Client, recap: Client, bytes: number): Promise<SizeFigures['recapCold']> {
+  const deadline = performance.now() + COLD_BUDGET_MS;
+  const viaRecap: number[] = [];
+  const viaDirect: number[] = [];
+  for (let i = 0; i < PARAMS.coldBodies && performance.now() < deadline; i++) {
+    const body = conversationBody(bytes, 10_000 + i);
+    viaDirect.push((await roundTrip(direct, body)).ms);
+    viaRecap.push((await roundTrip(recap, body)).ms);
+  }
+  const p50 = median(viaRecap);
+  const directP50 = median(viaDirect);
+  return { n: viaRecap.length, p50, directP50, addedP50: round3(p50 - directP50) };
+}
+
+async function measureSize(targets: Targets, clients: Client[], label: SizeLabel): Promise<SizeFigures> {
+  const body = conversationBody(SIZES[label], CONVERSATION_SEED);
+  const streamed = conversationBody(SIZES[label], CONVERSATION_SEED, true);
+  process.stdout.write(`  ${label}: ${body.length} bytes, ${clients.length} targets\n`);
+  await warmUp(clients, body, PARAMS.warmUpPerTarget);
+  const recap = clients.find((c) => c.target.name === 'recap')!;
+  const action = (await roundTrip(recap, body)).headers['x-recap-action'];
+  if (action !== 'none') throw new Error(`recap answered x-recap-action: ${String(action)}; the bench measures the no-compaction path`);
+
+  const latency = await interleaved(clients, body, roundTrip, {
+    perTarget: PARAMS.latencyPerTarget,
+    batch: PARAMS.batch,
+    deadline: performance.now() + LATENCY_BUDGET_MS,
+  });
+  await warmUp(clients, streamed, 5);
+  const ttfb = await interleaved(clients, streamed, firstByte, {
+    perTarget: PARAMS.ttfbPerTarget,
+    batch: PARAMS.batch,
+    deadline: performance.now() + TTFB_BUDGET_MS,
+  });
+  await warmThroughput(targets.live, body, PARAMS.concurrency, 1);
+  const throughput = await measureThroughput(targets.live, body, PARAMS.concurrency, PARAMS.throughputSeconds, PARAMS.throughputRounds);
+  const figures = sizeFigures(body.length, latency, ttfb, throughput);
+  figures.recapCold = await coldRecap(clients[0]!, recap, SIZES[label]);
+  return figures;
+}
+
+async function measureStartups(upstreamUrl: string): Promise<number[]> {
+  const runs: number[] = [];
+  for (let i = 0; i < PARAMS.startupRuns; i++) {
+    const recap = await startRecapChild(upstreamUrl);
+    runs.push(round3(recap.startupMs));
+    await recap.child.stop();
+  }
+  return runs;
+}
+
+export async function runOverheadBench(): Promise<unknown> {
+  const startedAt = performance.now();
+  const targets = await startTargets();
+  const clients = targets.live.map(clientFor);
+  try {
+    const sizes = {} as Record<SizeLabel, SizeFigures>;
+    for (const label of Object.keys(SIZES) as SizeLabel[]) sizes[label] = await measureSize(targets, clients, label);
+
+    process.stdout.write('  event loop while counting a fresh message, startup\n');
+    const probes = await probeEventLoop(targets.upstreamUrl, PARAMS.loopBodyBytes, PARAMS.loopProbes, 50_000);
+    const loop = { p99Ms: Math.max(...probes.map((p) => p.p99Ms)), maxMs: Math.max(...probes.map((p) => p.maxMs)), probes };
+    const startupRuns = await measureStartups(targets.upstreamUrl);
+    const startup = { firstMs: round3(targets.recapStartupMs), runsMs: startupRuns, medianMs: summarize(startupRuns).p50 };
+
+    const checks = acceptance(sizes, loop, startup.medianMs);
+    const result = {
+      bench: 'overhead',
+      node: process.version,
+      cpu: `${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}`,
+      loadavg: loadavg().map(round3),
+      redis: redisUrl().replace(/\/\/[^@]*@/, '//'),
+      portkey: targets.portkeyVersion ? { available: true, version: targets.portkeyVersion } : { available: false, reason: targets.unavailable[0]?.reason },
+      params: PARAMS,
+      note: 'latencies in ms; "added" = target minus the direct upstream at the same percentile; rps = 2xx replies per second at concurrency 32',
+      sizes,
+      eventLoop: loop,
+      startup,
+      acceptance: checks,
+      durationS: round3((performance.now() - startedAt) / 1000),
+    };
+    await mkdir(dirname(RESULTS_FILE), { recursive: true });
+    await writeFile(RESULTS_FILE, `${JSON.stringify(result, null, 2)}\n`);
+
+    console.table(tableRows(sizes, targets.unavailable));
+    console.table([{ 'event-loop p99 ms': loop.p99Ms, 'event-loop max ms': loop.maxMs, 'startup ms (median)': startup.medianMs, 'startup ms (first)': startup.firstMs }]);
+    console.table(checks);
+    process.stdout.write(`written to ${RESULTS_FILE} in ${result.durationS} s\n`);
+    return result;
+  } finally {
+    await Promise.all(clients.map((c) => c.pool.close()));
+    await targets.stop();
+    await removeBenchConfig();
+  }
+}

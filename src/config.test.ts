@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, createModelResolver, parseConfig } from './config.js';
+
+const base = `
+upstreams:
+  openai:
+    base_url: https://api.openai.com/v1
+models:
+  - match: gpt-4o*
+    upstream: openai
+    context_window: 128000
+    max_output_tokens: 16384
+`;
+
+function problems(text: string, env: Record<string, string> = {}): string[] {
+  try {
+    parseConfig(text, 'recap.yaml', env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('config', () => {
+  it('fills defaults for every omitted key', () => {
+    const c = parseConfig(base, 'recap.yaml', {});
+    expect(c.server).toMatchObject({ port: 8787, conversation_header: 'x-conversation-id', body_limit_bytes: 32 * 1024 * 1024 });
+    expect(c.models[0]!.compaction).toMatchObject({ strategy: 'off', summary_max_tokens: 1024, trigger_ratio: 1, target_ratio: 0.6, prepare_ratio: 0.8 });
+    expect(c.store).toMatchObject({ ttl_seconds: 604800 });
+    expect(c.store.url).toBeUndefined();
+  });
+
+  it('reports one line per problem as file: path.to.key: what is wrong', () => {
+    const lines = problems(`
+upstreams:
+  openai: { base_url: not-a-url, colour: blue }
+models:
+  - match: x
+    upstream: nowhere
+    context_window: -5
+    max_output_tokens: 10
+    compaction: { strategy: summarize, target_ratio: 1.5 }
+`);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^recap\.yaml: upstreams\.openai\.base_url: /),
+        expect.stringMatching(/^recap\.yaml: upstreams\.openai\.colour: /),
+        expect.stringMatching(/^recap\.yaml: models\.0\.context_window: /),
+        expect.stringMatching(/^recap\.yaml: models\.0\.compaction\.target_ratio: /),
+      ]),
+    );
+    expect(problems(base.replace('upstream: openai', 'upstream: nowhere'))).toEqual(['recap.yaml: models.0.upstream: no upstream named "nowhere"']);
+    expect(problems('upstreams: [')[0]).toMatch(/^recap\.yaml: \(syntax\): /);
+  });
+
+  it('interpolates ${VAR} and ${VAR:-default}, and names a missing variable', () => {
+    const text = base.replace('base_url: https://api.openai.com/v1', 'base_url: ${BASE:-https://example.test/v1}\n    api_key: ${KEY}');
+    expect(parseConfig(text, 'f', { KEY: 'sk-1' }).upstreams.openai!).toMatchObject({ base_url: 'https://example.test/v1', api_key: 'sk-1' });
+    expect(problems(text)).toEqual(['recap.yaml: upstreams.openai.api_key: environment variable KEY is not set']);
+  });
+
+  it('lets REDIS_URL and RECAP_SECRET override the file', () => {
+    const c = parseConfig(base, 'f', { REDIS_URL: 'redis://r:6379', RECAP_SECRET: 'a-long-enough-secret-value' });
+    expect(c.store.url).toBe('redis://r:6379');
+    expect(c.server.secret).toBe('a-long-enough-secret-value');
+  });
+
+  it('accepts JSON', () => {
+    expect(parseConfig(JSON.stringify({ upstreams: { a: { base_url: 'http://127.0.0.1:1/v1' } } }), 'f.json', {}).upstreams.a).toBeDefined();
+  });
+});
+
+describe('model resolution', () => {
+  it('takes the first entry whose exact name or glob matches', () => {
+    const entry = (match: string, context_window: number) => ({ match, upstream: 'a', context_window, max_output_tokens: 1 });
+    const c = parseConfig(
+      JSON.stringify({ upstreams: { a: { base_url: 'http://127.0.0.1:1/v1' } }, models: [entry('gpt-4o*', 128000), entry('gpt-4o-mini', 2), entry('o?-mini', 3)] }),
+      'f.json',
+      {},
+    );
+    const resolve = createModelResolver(c.models);
+    expect(resolve('gpt-4o-mini')?.context_window).toBe(128000);
+    expect(resolve('o3-mini')?.context_window).toBe(3);
+    expect(resolve('gpt-4')).toBeUndefined();
+  });
+});
