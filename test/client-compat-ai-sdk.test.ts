@@ -105,7 +105,6 @@ describe('Vercel AI SDK (@ai-sdk/openai chat model) through recap', () => {
     }
     await h.recap.runtime.background.idle();
 
-    console.log(actions.join(' '));
     const sent = h.fake.chatRequests().map((r) => (r.json as { messages: { role: string; content: string }[] }).messages);
     expect(sent).toHaveLength(24);
     const compacted = sent.filter((m) => m[1]?.content.startsWith(SUMMARY_MARKER));
@@ -115,5 +114,8 @@ describe('Vercel AI SDK (@ai-sdk/openai chat model) through recap', () => {
       expect(m.length).toBeLessThan(messages.length + 1);
     }
     expect(sent.at(-1)!.at(-1)!.content).toBe(prose(24));
+    // The header the app sees matches what went upstream: a summary exactly when recap says it applied one.
+    expect(actions.map((a) => a !== 'none')).toEqual(sent.map((m) => m[1]?.content.startsWith(SUMMARY_MARKER) ?? false));
+    expect(actions.every((a) => a === 'none' || a === 'reused' || a === 'compacted')).toBe(true);
   });
 });
