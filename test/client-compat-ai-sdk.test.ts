@@ -52,7 +52,6 @@ describe('Vercel AI SDK (@ai-sdk/openai chat model) through recap', () => {
       { role: 'user', content: 'Which pods run checkout-api?' },
     ]);
     expect(headers.authorization).toBe('Bearer sk-ai-sdk-test');
-    expect(headers['x-conversation-id']).toBeUndefined();
   });
 
   it('streams text', async () => {

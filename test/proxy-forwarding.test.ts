@@ -101,6 +101,15 @@ describe('transparent forwarding', () => {
     expect(received.headers.authorization).toBe('Bearer sk-e');
   });
 
+  it("replaces the client's Authorization when the upstream has its own api_key, and keeps recap's header to itself", async () => {
+    const keyed = await startHarness({ apiKey: 'sk-server-side' });
+    await rawPost(keyed.recap.url, { model: 'gpt-test-1', messages: [{ role: 'user', content: 'x' }] }, { 'x-conversation-id': 'c1' });
+    const received = keyed.fake.chatRequests()[0]!;
+    expect(received.headers.authorization).toBe('Bearer sk-server-side');
+    expect(received.headers['x-conversation-id']).toBeUndefined();
+    await keyed.close();
+  });
+
   it('sends a model with no config to the default upstream as is', async () => {
     const body = { model: 'some-unknown-model', messages: [{ role: 'user', content: 'x' }] };
     const res = await rawPost(h.recap.url, body);

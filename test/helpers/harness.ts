@@ -28,7 +28,17 @@ export interface ModelOptions {
 }
 
 /** A config pointing at the fake upstream; YAML-equivalent JSON through the real validation. */
-export function testConfig(fake: FakeUpstream, opts: { models?: ModelOptions[]; extra?: Record<string, unknown>; apiKey?: string; storeUrl?: string | null } = {}): Config {
+export interface HarnessConfigOptions {
+  models?: ModelOptions[];
+  /** Top-level config sections (server, background, ...). */
+  extra?: Record<string, unknown>;
+  /** Extra keys of the fake upstream's entry (api_key, timeouts, ...). */
+  upstream?: Record<string, unknown>;
+  apiKey?: string;
+  storeUrl?: string | null;
+}
+
+export function testConfig(fake: FakeUpstream, opts: HarnessConfigOptions = {}): Config {
   const models = (opts.models ?? [{}]).map((m) => ({
     match: 'gpt-test*',
     upstream: 'fake',
@@ -39,7 +49,7 @@ export function testConfig(fake: FakeUpstream, opts: { models?: ModelOptions[]; 
   }));
   const raw = {
     server: { log_level: 'info', secret: TEST_SECRET, ...((opts.extra?.server as object) ?? {}) },
-    upstreams: { fake: { base_url: fake.url, ...(opts.apiKey ? { api_key: opts.apiKey } : {}) } },
+    upstreams: { fake: { base_url: fake.url, ...(opts.apiKey ? { api_key: opts.apiKey } : {}), ...(opts.upstream ?? {}) } },
     models,
     ...(opts.storeUrl ? { store: { url: opts.storeUrl, key_prefix: `t${Date.now()}${Math.random().toString(36).slice(2, 8)}` } } : {}),
     ...Object.fromEntries(Object.entries(opts.extra ?? {}).filter(([k]) => k !== 'server')),
@@ -55,9 +65,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(
-  opts: { fake?: FakeUpstreamOptions; models?: ModelOptions[]; extra?: Record<string, unknown>; apiKey?: string; storeUrl?: string | null } = {},
-): Promise<Harness> {
+export async function startHarness(opts: HarnessConfigOptions & { fake?: FakeUpstreamOptions } = {}): Promise<Harness> {
   const fake = await startFakeUpstream(opts.fake);
   const config = testConfig(fake, opts);
   const logs = new LogCapture();

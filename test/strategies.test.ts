@@ -1,0 +1,97 @@
+import OpenAI from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
+import { TEMPLATE_HEADER } from '../src/compaction/template.js';
+import { prose } from './helpers/conversation.js';
+import { type Harness, type ModelOptions, startHarness } from './helpers/harness.js';
+
+// The strategies other than `summarize`, and the per-tenant summarizer cap that falls back to `window`.
+
+type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+const MODEL = 'gpt-test-small';
+const SUMMARIZER = 'gpt-test-summarizer';
+
+let h: Harness;
+afterEach(async () => h?.close());
+
+function overBudget(): Msg[] {
+  const messages: Msg[] = [{ role: 'system', content: 'ops' }];
+  for (let t = 1; t <= 30; t++) messages.push({ role: 'user', content: prose(t) }, { role: 'assistant', content: `ok ${t}` });
+  messages.push({ role: 'user', content: 'what next?' });
+  return messages;
+}
+
+async function start(compaction: ModelOptions['compaction'], extra: Record<string, unknown> = {}) {
+  h = await startHarness({
+    fake: { summarizerModel: SUMMARIZER },
+    extra: { background: { enabled: false }, ...extra },
+    models: [{ match: MODEL, context_window: 3000, max_output_tokens: 300, compaction }],
+  });
+}
+
+async function send(messages: Msg[], apiKey = 'sk-test-key') {
+  const { response } = await h.client({ conversation: 'strategy', apiKey }).chat.completions.create({ model: MODEL, messages }).withResponse();
+  return { action: response.headers.get('x-recap-action'), body: h.fake.chatRequests().at(-1)!.json as { messages: { role: string; content: string }[] } };
+}
+
+describe('strategies', () => {
+  it('template: a deterministic rollup capped at max_bytes, no summarizer call', async () => {
+    await start({ strategy: 'template', template_max_bytes: 600 });
+    const { action, body } = await send(overBudget());
+    expect(action).toBe('compacted');
+    const summary = body.messages[1]!.content;
+    expect(summary.startsWith(SUMMARY_MARKER)).toBe(true);
+    expect(summary).toContain(TEMPLATE_HEADER);
+    expect(Buffer.byteLength(summary)).toBeLessThan(600 + 200);
+    expect(h.fake.summarizerRequests()).toHaveLength(0);
+    expect((await send(overBudget())).action).toBe('reused');
+  });
+
+  it('window: drops the oldest rounds with no summary, and keeps that cut on later turns', async () => {
+    await start({ strategy: 'window' });
+    const first = await send(overBudget());
+    expect(first.action).toBe('compacted');
+    expect(first.body.messages.some((m) => m.content.startsWith(SUMMARY_MARKER))).toBe(false);
+    expect(first.body.messages[0]).toEqual({ role: 'system', content: 'ops' });
+    expect(first.body.messages[1]!.role).toBe('user');
+    expect(first.body.messages.length).toBeLessThan(overBudget().length);
+    const again = await send([...overBudget(), { role: 'assistant', content: 'fine' }, { role: 'user', content: 'and then?' }]);
+    expect(again.action).toBe('reused');
+    expect(again.body.messages[1]).toEqual(first.body.messages[1]);
+  });
+
+  it('off: forwards as is even over budget', async () => {
+    await start({ strategy: 'off' });
+    const messages = overBudget();
+    const { action, body } = await send(messages);
+    expect(action).toBe('none');
+    expect(body.messages).toHaveLength(messages.length);
+  });
+
+  it('a tenant past its summarizer allowance falls back to window; other tenants still summarize', async () => {
+    await start({ strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 250 }, { background: { enabled: false, tenant_tokens_per_window: 100, tenant_window_seconds: 3600 } });
+    expect((await send(overBudget(), 'sk-tenant-a')).action).toBe('compacted');
+    expect(h.fake.summarizerRequests()).toHaveLength(1);
+    const more = [...overBudget(), ...Array.from({ length: 20 }, (_, i) => [{ role: 'assistant' as const, content: 'ok' }, { role: 'user' as const, content: prose(200 + i) }]).flat()];
+    const capped = await send(more, 'sk-tenant-a');
+    expect(capped.action).toBe('compacted');
+    expect(h.fake.summarizerRequests()).toHaveLength(1);
+    const metrics = await (await fetch(`${h.recap.url}/metrics`)).text();
+    expect(metrics).toMatch(/recap_tenant_budget_exceeded_total 1/);
+    expect((await send(overBudget(), 'sk-tenant-b')).action).toBe('compacted');
+    expect(h.fake.summarizerRequests()).toHaveLength(2);
+  });
+});
+
+describe('upstream timeouts', () => {
+  it('answers 504 in OpenAI shape when the upstream sends no headers in time', async () => {
+    h = await startHarness({ fake: { latencyMs: 1500 }, upstream: { timeouts: { headers_ms: 200 } } });
+    const res = await fetch(`${h.recap.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+      body: JSON.stringify({ model: 'gpt-test-1', messages: [{ role: 'user', content: 'slow' }] }),
+    });
+    expect(res.status).toBe(504);
+    expect(await res.json()).toMatchObject({ error: { code: 'upstream_timeout', type: 'api_error' } });
+  });
+});
