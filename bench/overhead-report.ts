@@ -17,6 +17,8 @@ export interface TargetFigures {
   failed?: number;
   ttfbP50?: number;
   ttfbAddedP50?: number;
+  /** CPU of the target's own process per request at concurrency 1 (`direct`: the upstream's). */
+  cpuMsPerRequest?: number;
 }
 
 export interface SizeFigures {
@@ -31,6 +33,7 @@ export function sizeFigures(
   latency: Map<TargetName, number[]>,
   ttfb: Map<TargetName, number[]>,
   throughput: Map<TargetName, Throughput>,
+  cpu: Map<TargetName, number | undefined>,
 ): SizeFigures {
   const lat = new Map([...latency].map(([k, v]) => [k, summarize(v)] as const));
   const first = new Map([...ttfb].map(([k, v]) => [k, summarize(v)] as const));
@@ -49,6 +52,7 @@ export function sizeFigures(
       failed: throughput.get(name)?.failed,
       ttfbP50: t?.p50,
       ttfbAddedP50: t && baseTtfb ? round3(t.p50 - baseTtfb.p50) : undefined,
+      cpuMsPerRequest: cpu.get(name),
     };
   }
   return { bodyBytes, targets };
@@ -106,10 +110,11 @@ export function tableRows(sizes: Record<SizeLabel, SizeFigures>, unavailable: Un
         'p99 added': t.addedP99,
         'rps c=32': t.rps ?? 'n/a',
         'TTFB added': t.ttfbAddedP50 ?? 'n/a',
+        'CPU ms/req': t.cpuMsPerRequest ?? 'n/a',
       });
     }
     if (figures.recapCold) {
-      rows.push({ target: 'recap (cold)', size, 'p50 ms': figures.recapCold.p50, 'p50 added': figures.recapCold.addedP50, 'p99 added': 'n/a', 'rps c=32': 'n/a', 'TTFB added': 'n/a' });
+      rows.push({ target: 'recap (cold)', size, 'p50 ms': figures.recapCold.p50, 'p50 added': figures.recapCold.addedP50, 'p99 added': 'n/a', 'rps c=32': 'n/a', 'TTFB added': 'n/a', 'CPU ms/req': 'n/a' });
     }
   }
   return rows;

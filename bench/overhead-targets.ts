@@ -10,6 +10,8 @@ export interface Target {
   /** Base URL ending in /v1. */
   url: string;
   headers: Record<string, string>;
+  /** The process whose CPU serves this target's requests (for `direct`, the upstream itself). */
+  pid?: number;
 }
 
 export interface Unavailable {
@@ -54,8 +56,8 @@ export async function startTargets(): Promise<Targets> {
     children.push(recap.child);
 
     const live: Target[] = [
-      { name: 'direct', url: upstream.url, headers: CLIENT_HEADERS },
-      { name: 'pipe', url: pipe.url, headers: CLIENT_HEADERS },
+      { name: 'direct', url: upstream.url, headers: CLIENT_HEADERS, pid: upstream.child.process.pid },
+      { name: 'pipe', url: pipe.url, headers: CLIENT_HEADERS, pid: pipe.child.process.pid },
     ];
     const unavailable: Unavailable[] = [];
     let portkeyVersion: string | undefined;
@@ -63,11 +65,11 @@ export async function startTargets(): Promise<Targets> {
       const portkey = await startPortkey(upstream.url);
       children.push(portkey.child);
       portkeyVersion = portkey.version;
-      live.push({ name: 'portkey', url: portkey.url, headers: { ...CLIENT_HEADERS, ...portkey.headers } });
+      live.push({ name: 'portkey', url: portkey.url, headers: { ...CLIENT_HEADERS, ...portkey.headers }, pid: portkey.child.process.pid });
     } catch (err) {
       unavailable.push({ name: 'portkey', reason: (err as Error).message.split('\n')[0] ?? 'unknown' });
     }
-    live.push({ name: 'recap', url: recap.url, headers: CLIENT_HEADERS });
+    live.push({ name: 'recap', url: recap.url, headers: CLIENT_HEADERS, pid: recap.child.process.pid });
     return { upstreamUrl: upstream.url, live, unavailable, portkeyVersion, recapStartupMs: recap.startupMs, stop };
   } catch (err) {
     await stop();

@@ -23,18 +23,18 @@ interface Ids {
   n: number;
 }
 
+/** Ids stay fixed for one pass through the script (one incident); numbers vary per turn. */
 function idsFor(turn: number): Ids {
   const cycle = Math.floor((turn - 1) / SCRIPT.length);
-  const n = 17 + turn * 7;
   return {
     service: SERVICES[cycle % SERVICES.length]!,
     region: REGIONS[cycle % REGIONS.length]!,
     incident: `INC-${4410 + cycle}`,
-    ticket: `OPS-${2200 + turn * 3}`,
-    commit: ((0x7f3a9c21 + turn * 0x1f2e3) >>> 0).toString(16).padStart(8, '0'),
-    release: `v2.${14 + cycle}.${turn % 10}`,
-    node: `ip-10-0-${turn % 8}-${40 + n}`,
-    n,
+    ticket: `OPS-${2217 + cycle * 31}`,
+    commit: ((0x7f3a9c21 + cycle * 0x1f2e3) >>> 0).toString(16).padStart(8, '0'),
+    release: `v2.${14 + cycle}.0`,
+    node: `ip-10-0-${cycle % 8}-${57 + cycle * 11}`,
+    n: 12 + ((turn * 7) % 20),
   };
 }
 
@@ -89,7 +89,7 @@ const SCRIPT: Step[] = [
   }),
   (i) => ({
     user: `Please draft the status page update for ${i.incident}: impact, cause, mitigation, next update time.`,
-    assistant: `${i.incident} update: Between 09:10 and 10:42 UTC some checkout requests in ${i.region} were slow or failed. Cause: a configuration change increased a timeout to a slow payment dependency. Mitigation: the timeout was restored at 10:42 and latency is recovering. Next update at 11:30 UTC.`,
+    assistant: `${i.incident} update: Between 09:10 and 10:42 UTC some requests to ${i.service} in ${i.region} were slow or failed. Cause: a configuration change increased a timeout to a slow payment dependency. Mitigation: the timeout was restored at 10:42 and latency is recovering. Next update at 11:30 UTC.`,
   }),
   (i) => ({
     user: `Error budget check: SLO is 99.9% over 30 days for ${i.service}, we burned ${i.n} minutes of errors today. How much budget is left?`,
