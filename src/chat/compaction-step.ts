@@ -22,8 +22,12 @@ export interface ChatPlan {
   /** The messages to send upstream, or null to forward the client's bytes untouched. */
   messages: ChatMessage[] | null;
   headers: Record<string, string>;
-  /** The upstream answered with these headers; a new checkpoint is written once it accepted the request. */
-  onUpstreamResponse(status: number, headers: IncomingHttpHeaders): ResponseObserver | undefined;
+  /**
+   * The upstream answered with these headers. A new checkpoint is written here, once the upstream
+   * accepted the trimmed request and before the client sees the reply, so that the client's next
+   * request (to any replica) finds it.
+   */
+  onUpstreamResponse(status: number, headers: IncomingHttpHeaders): Promise<ResponseObserver | undefined>;
   /** Runs after the whole response reached the client: record write, calibration, background. */
   afterSuccess(observer: ResponseObserver | undefined): Promise<void>;
   /** Runs when the request ended any other way: releases what prepare() holds, writes nothing. */

@@ -46,7 +46,7 @@ export function createChatHandler(deps: AppDeps) {
       log.upstreamStatus = response.statusCode;
       log.upstreamHeadersMs = Math.round((performance.now() - forwardedAt) * 100) / 100;
       deps.metrics.upstreamDuration.observe({ upstream: upstream.name }, log.upstreamHeadersMs / 1000);
-      const observer = plan.onUpstreamResponse(response.statusCode, response.headers);
+      const observer = await plan.onUpstreamResponse(response.statusCode, response.headers);
       const outcome: SendOutcome = await sendUpstreamResponse(res, response, {
         extraHeaders: plan.headers,
         observe: observer?.onChunk,

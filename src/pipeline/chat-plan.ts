@@ -8,9 +8,10 @@ import type { RequestTokens } from './token-service.js';
 import { observeUsage } from './usage-observer.js';
 
 // The decision as the handler uses it: headers for the client, then callbacks as the response
-// goes out. A new checkpoint is written once the upstream accepted the trimmed request (so that
-// requests waiting on this compaction get it without sitting through a long generation), and
-// never when the client left before that (rule 8).
+// goes out. A new checkpoint is written once the upstream accepted the trimmed request, before
+// the reply is relayed (so that requests waiting on this compaction get it without sitting through
+// a long generation, and the client's next turn finds it), and never when the client left before
+// that (rule 8).
 
 export interface PlanInput {
   deps: PipelineDeps;
@@ -41,7 +42,6 @@ export function createChatPlan({ deps, tokens, model, compaction }: PlanInput): 
     compaction.ctx.log.tokensOut = tokensOut;
   }
 
-  let written: Promise<void> | undefined;
   let lockToken = decision?.write?.lockToken ?? null;
   const release = async () => {
     if (compaction && lockToken) {
@@ -58,15 +58,15 @@ export function createChatPlan({ deps, tokens, model, compaction }: PlanInput): 
       'x-recap-tokens-in': String(tokens.tokensIn),
       'x-recap-tokens-out': String(tokensOut),
     },
-    onUpstreamResponse(status, headers) {
+    async onUpstreamResponse(status, headers) {
       if (compaction && decision?.write && status < 500) {
         const { checkpoint, version } = decision.write;
-        written = deps.records.add(compaction.ctx.key, checkpoint, version).then(release, release);
+        await deps.records.add(compaction.ctx.key, checkpoint, version);
       }
+      await release();
       return model ? observeUsage(status, headers) : undefined;
     },
     async afterSuccess(observer) {
-      await written;
       await release();
       const reported = observer?.promptTokens();
       if (model && reported !== undefined) {
@@ -76,7 +76,6 @@ export function createChatPlan({ deps, tokens, model, compaction }: PlanInput): 
       if (compaction) deps.background.consider(compaction.ctx, compaction.a, compaction.decision, compaction.budget);
     },
     async abandon() {
-      await written;
       await release();
     },
   };
