@@ -19,7 +19,8 @@ export interface Analysis {
   perMessage: readonly number[];
   /** Token counts of `rest`, aligned with it. */
   restTokens: number[];
-  links: string[];
+  /** Hash-chain links of `rest`; computed on first use (a request far below its budget never needs them). */
+  readonly links: string[];
   primingTokens: number;
   /** The summary a client sent back inside its pinned block, if any. */
   clientSummary: string | null;
@@ -38,6 +39,7 @@ export function analyze(
   let pinnedTokens = 0;
   for (let i = 0; i < seg.pinnedCount; i++) if (i !== seg.summaryIndex) pinnedTokens += perMessage[i]!;
   const rest = messages.slice(seg.pinnedCount);
+  let links: string[] | undefined;
   return {
     messages,
     seg,
@@ -46,7 +48,10 @@ export function analyze(
     rest,
     perMessage,
     restTokens: perMessage.slice(seg.pinnedCount),
-    links: hashChain(hashes.slice(seg.pinnedCount)),
+    get links() {
+      links ??= hashChain(hashes.slice(seg.pinnedCount));
+      return links;
+    },
     primingTokens,
     clientSummary: seg.summaryIndex === null ? null : summaryTextOf(messages[seg.summaryIndex]!),
     summaryTokens: (text) => (text ? countMessage(buildSummaryMessage(text)) : 0),
