@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
 import { type Harness, startHarness } from './helpers/harness.js';
-import { converse, independentCount } from './helpers/conversation.js';
+import { converse, independentCount, prose } from './helpers/conversation.js';
 
 // Issue 4's end-to-end acceptance: a 60-round conversation on a small context window, through the
 // official SDK and the real server.
@@ -66,6 +66,26 @@ describe('compaction end to end', () => {
     const secondInput = (second.json as { messages: { content: string }[] }).messages.map((m) => m.content).join('\n');
     expect(secondInput).toContain(firstSummary.split('\n').find((l) => l.includes('ORD-'))!);
     console.log(`60 rounds: ${summarizerCalls.length} summarizer calls; actions: ${JSON.stringify(countBy(actions))}`);
+  });
+});
+
+describe('compaction of a streamed request', () => {
+  it('compacts a streaming request the same way and relays the stream', async () => {
+    const messages: { role: 'system' | 'user' | 'assistant'; content: string }[] = [{ role: 'system', content: 'You are a terse assistant for the ops team.' }];
+    for (let t = 1; t <= 40; t++) messages.push({ role: 'user', content: prose(t) }, { role: 'assistant', content: `answer ${t}` });
+    messages.push({ role: 'user', content: 'stream the next step' });
+    const { data: stream, response } = await h
+      .client({ conversation: 'e2e-stream' })
+      .chat.completions.create({ model: 'gpt-test-small', messages, stream: true })
+      .withResponse();
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(response.headers.get('x-recap-action')).toBe('compacted');
+    expect(text.length).toBeGreaterThan(0);
+    const sent = h.fake.chatRequests().at(-1)!.json as { stream: boolean; messages: { content: string }[] };
+    expect(sent.stream).toBe(true);
+    expect(sent.messages[1]!.content.startsWith(SUMMARY_MARKER)).toBe(true);
+    expect(independentCount(sent.messages as never)).toBeLessThanOrEqual(BUDGET);
   });
 });
 
