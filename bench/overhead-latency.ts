@@ -12,7 +12,9 @@ export interface Client {
 
 export function clientFor(target: Target): Client {
   const url = new URL(target.url);
-  return { target, pool: new Pool(url.origin, { connections: 1, keepAliveTimeout: 60_000 }), path: `${url.pathname}/chat/completions` };
+  // No reply on loopback takes seconds; a stuck target fails the bench instead of hanging it.
+  const pool = new Pool(url.origin, { connections: 1, keepAliveTimeout: 60_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
+  return { target, pool, path: `${url.pathname}/chat/completions` };
 }
 
 export interface Timing {

@@ -5,14 +5,14 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { conversationBody } from './overhead-bodies.js';
-import { buildRecap, removeBuild } from './overhead-build.js';
 import { msPerRequest, snapshot, type CpuSnapshot } from './overhead-cpu.js';
 import { probeEventLoop } from './overhead-event-loop.js';
 import { clientFor, firstByte, interleaved, roundTrip, warmUp, type Client } from './overhead-latency.js';
 import { REPO_ROOT } from './overhead-processes.js';
-import { FROM_SOURCE, redisUrl, removeBenchConfig, startRecapChild } from './overhead-recap.js';
+import { redisUrl, removeBenchConfig } from './overhead-recap.js';
 import { acceptance, sizeFigures, tableRows, type SizeFigures, type SizeLabel } from './overhead-report.js';
 import { median, round3 } from './overhead-stats.js';
+import { measureStartup } from './overhead-startup.js';
 import { measureThroughput, warmThroughput } from './overhead-throughput.js';
 import { startTargets, type TargetName, type Targets } from './overhead-targets.js';
 
@@ -95,32 +95,6 @@ async function measureSize(targets: Targets, clients: Client[], label: SizeLabel
   return figures;
 }
 
-async function measureStartups(upstreamUrl: string, cli: string[]): Promise<number[]> {
-  const runs: number[] = [];
-  for (let i = 0; i < PARAMS.startupRuns; i++) {
-    const recap = await startRecapChild(upstreamUrl, cli);
-    runs.push(round3(recap.startupMs));
-    await recap.child.stop();
-  }
-  return runs;
-}
-
-/** Startup of the compiled CLI (what `npm start` runs) and, for reference, from source via tsx. */
-async function measureStartup(upstreamUrl: string, firstMs: number) {
-  const fromSource = await measureStartups(upstreamUrl, FROM_SOURCE);
-  let compiled: { runsMs: number[]; medianMs: number } | { unavailable: string };
-  try {
-    const runsMs = await measureStartups(upstreamUrl, [await buildRecap()]);
-    compiled = { runsMs, medianMs: median(runsMs) };
-  } catch (err) {
-    compiled = { unavailable: (err as Error).message.split('\n')[0] ?? 'build failed' };
-  } finally {
-    await removeBuild();
-  }
-  const fromSourceFigures = { firstMs: round3(firstMs), runsMs: fromSource, medianMs: median(fromSource) };
-  return { compiled, fromSource: fromSourceFigures, headlineMs: 'medianMs' in compiled ? compiled.medianMs : fromSourceFigures.medianMs };
-}
-
 export async function runOverheadBench(): Promise<unknown> {
   const startedAt = performance.now();
   const loadBefore = loadavg().map(round3);
@@ -132,8 +106,9 @@ export async function runOverheadBench(): Promise<unknown> {
 
     process.stdout.write('  event loop while counting a fresh message, startup\n');
     const probes = await probeEventLoop(targets.upstreamUrl, PARAMS.loopBodyBytes, PARAMS.loopProbes, 50_000);
-    const loop = { p99Ms: Math.max(...probes.map((p) => p.p99Ms)), maxMs: Math.max(...probes.map((p) => p.maxMs)), probes };
-    const startup = await measureStartup(targets.upstreamUrl, targets.recapStartupMs);
+    const worst = (pick: (p: (typeof probes)[number]) => number) => Math.max(...probes.map(pick));
+    const loop = { p99Ms: worst((p) => p.p99Ms), maxMs: worst((p) => p.maxMs), idleP99Ms: worst((p) => p.idleP99Ms), idleMaxMs: worst((p) => p.idleMaxMs), probes };
+    const startup = await measureStartup(targets.upstreamUrl, targets.recapStartupMs, PARAMS.startupRuns);
 
     const checks = acceptance(sizes, loop, startup.headlineMs);
     const result = {
@@ -165,6 +140,7 @@ export async function runOverheadBench(): Promise<unknown> {
       {
         'event-loop p99 ms': loop.p99Ms,
         'event-loop max ms': loop.maxMs,
+        'idle loop p99 ms': loop.idleP99Ms,
         'startup ms (compiled)': 'medianMs' in startup.compiled ? startup.compiled.medianMs : 'unavailable',
         'startup ms (tsx)': startup.fromSource.medianMs,
       },
