@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import { parseConfig } from '../src/config.js';
 import { startFakeUpstream, type RecordedRequest } from '../src/dev/fake-upstream.js';
 import { createLogger } from '../src/logger.js';
-import { startRecap } from '../src/main.js';
+import { type RunningRecap, startRecap } from '../src/main.js';
 import { conversationScript, SYSTEM_PROMPT, type ScriptMessage } from './long-conversation-script.js';
 import {
   CONTEXT_WINDOW,
@@ -26,8 +26,13 @@ export interface ClientTurn {
   messages: ScriptMessage[];
   /** Date.now() just before the SDK call, comparable with the fake's `receivedAt`. */
   sentAt: number;
+  /** Date.now() when recap's server got the request: what recap held is measured from here. */
+  recapReceivedAt: number;
   action: string | null;
   tokensOutHeader: number;
+  /** What recap's request path did for this turn, from recap's metrics (see requestPathCounts). */
+  inlineSummarizerCalls: number;
+  compactionLockPolls: number;
 }
 
 export interface SummarizerExchange {
@@ -74,7 +79,7 @@ function configFor(variant: Variant, fakeUrl: string) {
 
 /** The part of a prom-client counter read here. */
 interface LabelledCounter {
-  get(): Promise<{ values: { labels: Partial<Record<string, string | number>>; value: number }[] }>;
+  get(): Promise<{ values: { labels: Partial<Record<string, string | number>>; value: number; metricName?: string }[] }>;
 }
 
 async function counterTotals(counter: LabelledCounter, label: string): Promise<Record<string, number>> {
@@ -84,6 +89,19 @@ async function counterTotals(counter: LabelledCounter, label: string): Promise<R
     out[key] = (out[key] ?? 0) + v.value;
   }
   return out;
+}
+
+/**
+ * Two of recap's metrics that only its request path moves: inline summarizer calls, and polls of
+ * the compaction lock (a request waiting for a compaction someone else is making: rule 9). Their
+ * change across one turn says whether that turn waited on a summarizer, whatever the timing noise.
+ */
+async function requestPathCounts(metrics: RunningRecap['runtime']['metrics']): Promise<{ inline: number; lockPolls: number }> {
+  const calls = await counterTotals(metrics.summarizerCalls, 'mode');
+  const polls = (await metrics.storeDuration.get()).values.find(
+    (v) => v.metricName === 'recap_store_duration_seconds_count' && v.labels.op === 'is_locked',
+  );
+  return { inline: calls.inline ?? 0, lockPolls: polls?.value ?? 0 };
 }
 
 function replyText(body: Buffer): string {
@@ -100,6 +118,10 @@ export async function driveConversation(variant: Variant): Promise<Drive> {
     maxRetries: 0,
     defaultHeaders: { 'x-conversation-id': `long-conversation-${variant.name}` },
   });
+  // Only the client's chat requests reach recap's server (summarizer calls go from recap to the
+  // fake directly), one at a time, so the n-th arrival is the n-th turn's.
+  const arrivals: number[] = [];
+  recap.server.prependListener('request', () => arrivals.push(Date.now()));
   try {
     const started = performance.now();
     const history: ScriptMessage[] = [{ role: 'system', content: SYSTEM_PROMPT }];
@@ -107,13 +129,20 @@ export async function driveConversation(variant: Variant): Promise<Drive> {
     for (const step of conversationScript(SEED, TURNS)) {
       history.push(...step.toolExchange, step.user);
       const messages = [...history];
+      const before = await requestPathCounts(recap.runtime.metrics);
       const sentAt = Date.now();
       const { data, response } = await client.chat.completions.create({ model: MODEL, messages }).withResponse();
+      const after = await requestPathCounts(recap.runtime.metrics);
+      const recapReceivedAt = arrivals[turns.length];
+      if (recapReceivedAt === undefined) throw new Error(`recap's server saw no request for turn ${turns.length + 1}`);
       turns.push({
         messages,
         sentAt,
+        recapReceivedAt,
         action: response.headers.get('x-recap-action'),
         tokensOutHeader: Number(response.headers.get('x-recap-tokens-out')),
+        inlineSummarizerCalls: after.inline - before.inline,
+        compactionLockPolls: after.lockPolls - before.lockPolls,
       });
       history.push({ role: 'assistant', content: data.choices[0]?.message.content ?? '' });
     }

@@ -12,8 +12,12 @@ export interface TurnPoint {
   clientTokens: number;
   forwardedTokens: number;
   action: string | null;
-  /** ms between the client's send and the upstream's receipt of this turn. */
+  /** ms from the client's send to the upstream's receipt of this turn. */
   overheadMs: number;
+  /** ms from recap's receipt to the upstream's receipt: what recap held the request. */
+  heldMs: number;
+  /** Held past the threshold while its request path called the summarizer or waited for another's compaction. */
+  waitedOnSummarizer: boolean;
   /** The forwarded summary differs from the previous turn's (a compaction took effect). */
   summaryChanged: boolean;
   /** The previous turn's forwarded messages are a prefix of this turn's (prompt-cache friendly). */
@@ -35,12 +39,17 @@ export interface VariantMeasures {
   actions: Record<string, number>;
   /** The first turn that forwarded less than the client sent; null when none did. */
   firstCompactionTurn: number | null;
-  /** Turns on which recap held the request more than WAIT_THRESHOLD_MS, and for how long (ms). */
-  waits: Distribution;
-  waitsAfterFirstCompaction: Distribution;
-  /** recap's time before forwarding, over every turn (ms). */
+  /** Turns recap held past the threshold on a summarizer (inline call or compaction lock), and for how long (ms). */
+  summarizerWaits: Distribution;
+  summarizerWaitsAfterFirstCompaction: Distribution;
+  /** Turns recap held past the threshold for any reason (its own CPU, GC, a busy machine). */
+  slowTurns: Distribution;
+  /** recap's hold over every turn, and the client-to-upstream time the SDK sees (ms). */
+  held: Distribution;
   overhead: Distribution;
   maxUpstreamTokens: number;
+  /** recap's own x-recap-tokens-out at its largest, against the independent count above. */
+  maxUpstreamTokensByRecap: number;
   budget: number;
   requestsOverBudget: number;
   cacheFriendlyTurns: number;
@@ -75,7 +84,7 @@ function countPrompt(messages: readonly ChatMessage[]): number {
   return total;
 }
 
-export function distribution(values: readonly number[]): Distribution {
+function distribution(values: readonly number[]): Distribution {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]! : null);
   return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? null };
@@ -107,12 +116,15 @@ export function measure(drive: Drive): Measured {
     const forwarded = (request.json as { messages: ChatMessage[] }).messages;
     const serialized = forwarded.map((m) => JSON.stringify(m));
     const summary = summaryOf(forwarded);
+    const heldMs = request.receivedAt - turn.recapReceivedAt;
     points.push({
       turn: i + 1,
       clientTokens: countPrompt(turn.messages as ChatMessage[]),
       forwardedTokens: countPrompt(forwarded),
       action: turn.action,
       overheadMs: request.receivedAt - turn.sentAt,
+      heldMs,
+      waitedOnSummarizer: heldMs > WAIT_THRESHOLD_MS && (turn.inlineSummarizerCalls > 0 || turn.compactionLockPolls > 0),
       summaryChanged: summary !== null && summary !== (previous?.summary ?? null),
       extendsPrevious: previous !== null && isPrefix(previous.serialized, serialized),
     });
@@ -120,7 +132,8 @@ export function measure(drive: Drive): Measured {
   });
 
   const first = points.find((p) => p.forwardedTokens < p.clientTokens)?.turn ?? null;
-  const waited = points.filter((p) => p.overheadMs > WAIT_THRESHOLD_MS);
+  const waited = points.filter((p) => p.waitedOnSummarizer);
+  const slow = points.filter((p) => p.heldMs > WAIT_THRESHOLD_MS);
   const summarizerInputTokens = drive.summarizer.reduce((n, s) => n + counter.countMessages((s.request.json as { messages: ChatMessage[] }).messages).total, 0);
   const summarizerOutputTokens = drive.summarizer.reduce((n, s) => n + counter.countText(s.reply), 0);
   const upstreamPromptTokens = points.reduce((n, p) => n + p.forwardedTokens, 0);
@@ -134,10 +147,13 @@ export function measure(drive: Drive): Measured {
       backgroundJobs: drive.backgroundJobs,
       actions: tally(points.map((p) => p.action)),
       firstCompactionTurn: first,
-      waits: distribution(waited.map((p) => p.overheadMs)),
-      waitsAfterFirstCompaction: distribution(waited.filter((p) => first !== null && p.turn > first).map((p) => p.overheadMs)),
+      summarizerWaits: distribution(waited.map((p) => p.heldMs)),
+      summarizerWaitsAfterFirstCompaction: distribution(waited.filter((p) => first !== null && p.turn > first).map((p) => p.heldMs)),
+      slowTurns: distribution(slow.map((p) => p.heldMs)),
+      held: distribution(points.map((p) => p.heldMs)),
       overhead: distribution(points.map((p) => p.overheadMs)),
       maxUpstreamTokens: Math.max(...points.map((p) => p.forwardedTokens)),
+      maxUpstreamTokensByRecap: Math.max(...drive.turns.map((t) => t.tokensOutHeader)),
       budget: BUDGET,
       requestsOverBudget: points.filter((p) => p.forwardedTokens > BUDGET).length,
       cacheFriendlyTurns,

@@ -77,7 +77,13 @@ function legend(top: number, budget: number): string[] {
     [`<line x1="0" x2="24" y1="0" y2="0" stroke="${COLORS.budget}" stroke-width="2" stroke-dasharray="6 4"/>`, `budget (${budget.toLocaleString('en-US')})`],
     [`<circle cx="12" cy="0" r="3.5" fill="${COLORS.event}"/>`, 'compaction (forwarded summary changed)'],
   ];
-  return items.map(([mark, text], i) => `<g transform="translate(${LEFT + i * 220} ${top})">${mark}<text x="30" y="4">${esc(text)}</text></g>`);
+  // No text metrics in hand-written SVG: ~6.5 px per character of 12 px sans-serif is close enough.
+  let x = LEFT;
+  return items.map(([mark, text]) => {
+    const item = `<g transform="translate(${x} ${top})">${mark}<text x="30" y="4">${esc(text)}</text></g>`;
+    x += 30 + text.length * 6.5 + 24;
+    return item;
+  });
 }
 
 export function renderChart(points: readonly TurnPoint[], budget: number, title: string): string {

@@ -56,10 +56,11 @@ function row(variant: Variant, m: VariantMeasures) {
     turns: m.turns,
     summarizer_calls: m.summarizerCalls,
     compacted_turns: m.actions.compacted ?? 0,
-    waited_turns: m.waits.count,
-    wait_p50_ms: m.waits.p50,
-    wait_p99_ms: m.waits.p99,
-    wait_max_ms: m.waits.max,
+    summarizer_waits: m.summarizerWaits.count,
+    wait_p50_ms: m.summarizerWaits.p50,
+    wait_p99_ms: m.summarizerWaits.p99,
+    wait_max_ms: m.summarizerWaits.max,
+    slow_turns: m.slowTurns.count,
     max_upstream_tokens: m.maxUpstreamTokens,
     budget: m.budget,
     over_budget: m.requestsOverBudget,
@@ -84,6 +85,11 @@ export async function runLongConversationBench(): Promise<Record<string, unknown
       main_latency_ms: MAIN_LATENCY_MS,
       summarizer_latency_ms: SUMMARIZER_LATENCY_MS,
       wait_threshold_ms: WAIT_THRESHOLD_MS,
+      waits:
+        'held = the fake upstream\'s receipt of the turn minus recap\'s server receipt of it; a summarizer wait is a turn held ' +
+        'past the threshold during which recap\'s request path called the summarizer or polled the compaction lock (the change ' +
+        'of recap_summarizer_calls_total{mode="inline"} and of recap_store_duration_seconds_count{op="is_locked"} across the turn); ' +
+        'slow turns are all turns held past the threshold, whatever the cause (GC, CPU, a busy machine)',
       client: 'official openai SDK, no think time; a tool call with a 1-4 KB JSON result every 2-4 turns',
       token_counts: 'o200k_base over what the fake upstream received, independently of recap headers',
       cost: 'prompt tokens sent upstream + summarizer input and output tokens',

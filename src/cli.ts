@@ -21,9 +21,11 @@ async function serveCommand(args: string[]): Promise<void> {
   const recap = await startRecap(config, { port });
   const stop = (signal: string) => {
     recap.runtime.logger.info({ signal }, 'shutting down');
+    // Log lines are written asynchronously: let them out before the process goes.
+    const exit = (code: number) => recap.runtime.logger.flush(() => process.exit(code));
     recap.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
+      () => exit(0),
+      () => exit(1),
     );
   };
   process.once('SIGTERM', () => stop('SIGTERM'));

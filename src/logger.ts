@@ -19,6 +19,7 @@ export const REDACT_PATHS = [
   '*.admin_token',
 ];
 
+/** JSON lines to `destination`, or to stdout written asynchronously (flush() before exiting). */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
     {
@@ -27,6 +28,6 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    destination as pino.DestinationStream | undefined,
+    (destination as pino.DestinationStream | undefined) ?? pino.destination({ dest: 1, sync: false }),
   );
 }

@@ -1,12 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Dispatcher } from 'undici';
 import type { AppDeps } from '../deps.js';
 import { RecapError, errors, sendError } from '../errors.js';
 import { clientAbortSignal } from '../http/client-abort.js';
 import { readBody } from '../http/read-body.js';
-import { sendUpstreamResponse, type SendOutcome } from '../http/send-upstream-response.js';
+import { sendUpstreamResponse } from '../http/send-upstream-response.js';
+import { canForwardFirst } from '../pipeline/forward-first.js';
+import type { Upstream } from '../upstream/client.js';
 import { upstreamRequestHeaders } from '../upstream/headers.js';
-import { parseChatRequest } from './parse-request.js';
 import type { ChatPlan } from './compaction-step.js';
+import { parseChatRequest } from './parse-request.js';
 import type { RequestLog } from './request-log.js';
 
 /** POST /v1/chat/completions, as the request path of DESIGN.md reads top to bottom. */
@@ -14,10 +17,36 @@ export function createChatHandler(deps: AppDeps) {
   const { config } = deps;
   const stripHeaders = [config.server.conversation_header];
 
+  function forward(upstream: Upstream, req: IncomingMessage, body: Buffer, signal: AbortSignal, log: RequestLog): Promise<Dispatcher.ResponseData> {
+    if (config.server.log_bodies) deps.logger.debug({ conversation: log.conversation, body: body.toString('utf8') }, 'forwarded body');
+    const forwardedAt = performance.now();
+    return upstream
+      .request({
+        method: 'POST',
+        path: '/chat/completions',
+        headers: {
+          ...upstreamRequestHeaders(req.headers, { apiKey: upstream.config.api_key }, { chat: true, stripHeaders }),
+          'content-type': 'application/json',
+        },
+        body,
+        signal,
+      })
+      .then((response) => {
+        log.upstreamStatus = response.statusCode;
+        log.upstreamHeadersMs = Math.round((performance.now() - forwardedAt) * 100) / 100;
+        deps.metrics.upstreamDuration.observe({ upstream: upstream.name }, log.upstreamHeadersMs / 1000);
+        return response;
+      });
+  }
+
   return async function chatCompletions(req: IncomingMessage, res: ServerResponse, log: RequestLog): Promise<void> {
-    const signal = clientAbortSignal(res);
+    const clientGone = clientAbortSignal(res);
+    // Also aborted when recap itself fails after forwarding first.
+    const upstreamAbort = new AbortController();
+    const signal = AbortSignal.any([clientGone, upstreamAbort.signal]);
     let plan: ChatPlan | undefined;
     let succeeded = false;
+    let early: Promise<Dispatcher.ResponseData> | undefined;
     try {
       const raw = await readBody(req, config.server.body_limit_bytes);
       const body = parseChatRequest(raw);
@@ -27,37 +56,24 @@ export function createChatHandler(deps: AppDeps) {
       const upstream = deps.upstreams.get(route.upstream);
       if (!upstream) throw errors.internal();
 
+      if (canForwardFirst(body, raw.length, route.model, req.headers, config.server.conversation_header)) {
+        early = forward(upstream, req, raw, signal, log);
+        // Settled below; a rejection while prepare() runs must not go unhandled.
+        early.catch(() => undefined);
+      }
       plan = await deps.compaction.prepare({ req, body, model: route.model, signal, log });
-      const forwardBody = plan.messages ? Buffer.from(JSON.stringify({ ...body, messages: plan.messages })) : raw;
-      // Message text stays out of logs unless the operator asked for it (server.log_bodies).
-      if (config.server.log_bodies) deps.logger.debug({ conversation: log.conversation, body: forwardBody.toString('utf8') }, 'forwarded body');
+      const response = await (early ?? forward(upstream, req, plan.messages ? Buffer.from(JSON.stringify({ ...body, messages: plan.messages })) : raw, signal, log));
 
-      const forwardedAt = performance.now();
-      const response = await upstream.request({
-        method: 'POST',
-        path: '/chat/completions',
-        headers: {
-          ...upstreamRequestHeaders(req.headers, { apiKey: upstream.config.api_key }, { chat: true, stripHeaders }),
-          'content-type': 'application/json',
-        },
-        body: forwardBody,
-        signal,
-      });
-      log.upstreamStatus = response.statusCode;
-      log.upstreamHeadersMs = Math.round((performance.now() - forwardedAt) * 100) / 100;
-      deps.metrics.upstreamDuration.observe({ upstream: upstream.name }, log.upstreamHeadersMs / 1000);
       const observer = await plan.onUpstreamResponse(response.statusCode, response.headers);
-      const outcome: SendOutcome = await sendUpstreamResponse(res, response, {
-        extraHeaders: plan.headers,
-        observe: observer?.onChunk,
-      });
+      const outcome = await sendUpstreamResponse(res, response, { extraHeaders: plan.headers, observe: observer?.onChunk });
       log.outcome = outcome;
       if (outcome === 'complete') {
         succeeded = true;
         await plan.afterSuccess(observer);
       }
     } catch (err) {
-      if (signal.aborted) {
+      upstreamAbort.abort();
+      if (clientGone.aborted) {
         log.outcome = 'client_closed';
         return;
       }

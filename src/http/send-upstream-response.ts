@@ -26,8 +26,9 @@ export async function sendUpstreamResponse(
   const headers = clientResponseHeaders(upstream.headers);
   for (const [name, value] of Object.entries(opts.extraHeaders ?? {})) headers[name] = value;
   res.writeHead(upstream.statusCode, headers);
-  // Headers go out at once so that a client sees a stream start before the first token.
-  res.flushHeaders();
+  // A stream's headers go out at once, so the client sees it start before the first token; other
+  // replies leave with their first body chunk in one write.
+  if (String(upstream.headers['content-type'] ?? '').includes('text/event-stream')) res.flushHeaders();
   if (opts.observe) upstream.body.on('data', opts.observe);
   // Whichever side failed first names the outcome; pipeline then tears down the other side.
   let failure: SendOutcome | undefined;

@@ -4,7 +4,7 @@ import type { Analysis } from './analyze.js';
 import type { Decision } from './compact-inline.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import type { StepContext } from './step-context.js';
-import type { RequestTokens } from './token-service.js';
+import { calibrates, type RequestTokens } from './token-service.js';
 import { observeUsage } from './usage-observer.js';
 
 // The decision as the handler uses it: headers for the client, then callbacks as the response
@@ -64,7 +64,8 @@ export function createChatPlan({ deps, tokens, model, compaction }: PlanInput): 
         await deps.records.add(compaction.ctx.key, checkpoint, version);
       }
       await release();
-      return model ? observeUsage(status, headers) : undefined;
+      // Only models that calibrate need the reported usage; the others skip reading the reply.
+      return model && calibrates(model) ? observeUsage(status, headers) : undefined;
     },
     async afterSuccess(observer) {
       await release();

@@ -20,7 +20,7 @@ export interface TokenService {
   observe(model: ModelConfig, estimated: number, actual: number): void;
 }
 
-function calibrates(model: ModelConfig): boolean {
+export function calibrates(model: ModelConfig): boolean {
   return model.calibrate ?? model.encoding === 'estimate';
 }
 

@@ -43,7 +43,7 @@ export interface TokenCounterOptions {
 // The counter yields to the event loop once a slice of work passes SLICE_MS, so other requests
 // wait about 10-30 ms at most behind a big message, and small messages are not slowed by yields.
 const PIECE_CHARS = 1024;
-const SLICE_MS = 8;
+const SLICE_MS = 4;
 
 function totals(perMessage: number[]): MessageCounts {
   return { total: perMessage.reduce((a, b) => a + b, REPLY_PRIMING_TOKENS), perMessage };
