@@ -75,7 +75,7 @@ function legend(top: number, budget: number): string[] {
     [`<line x1="0" x2="24" y1="0" y2="0" stroke="${COLORS.client}" stroke-width="2"/>`, 'tokens the client sent'],
     [`<line x1="0" x2="24" y1="0" y2="0" stroke="${COLORS.forwarded}" stroke-width="2"/>`, 'tokens recap forwarded upstream'],
     [`<line x1="0" x2="24" y1="0" y2="0" stroke="${COLORS.budget}" stroke-width="2" stroke-dasharray="6 4"/>`, `budget (${budget.toLocaleString('en-US')})`],
-    [`<circle cx="12" cy="0" r="3.5" fill="${COLORS.event}"/>`, 'compaction (forwarded summary changed)'],
+    [`<circle cx="12" cy="0" r="3.5" fill="${COLORS.event}"/>`, 'compaction (summary changed)'],
   ];
   // No text metrics in hand-written SVG: ~6.5 px per character of 12 px sans-serif is close enough.
   let x = LEFT;

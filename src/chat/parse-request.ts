@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { errors } from '../errors.js';
 import type { ChatRequest } from './types.js';
 
@@ -8,7 +9,8 @@ import type { ChatRequest } from './types.js';
 export function parseChatRequest(raw: Buffer): ChatRequest {
   let body: unknown;
   try {
-    body = JSON.parse(raw.toString('utf8'));
+    // Most bodies are ASCII (JSON escapes the rest): read as one-byte text, which parses faster.
+    body = JSON.parse(isAscii(raw) ? raw.toString('latin1') : raw.toString('utf8'));
   } catch (err) {
     throw errors.invalidJson((err as Error).message);
   }

@@ -1,3 +1,4 @@
+import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { ChatMessage, ChatRequest } from '../chat/types.js';
 import { messageHash } from '../conversation/canonical.js';
 import type { Config, ModelConfig } from '../config.js';
@@ -63,11 +64,28 @@ export interface RequestTokens {
   countMessage(m: ChatMessage): number;
 }
 
+// Hashing a large body takes a few milliseconds; in slices, the event loop keeps moving (and
+// keeps writing a request that was forwarded first) while it runs.
+const HASH_SLICE_MS = 0.5;
+
+async function hashMessages(messages: readonly ChatMessage[]): Promise<string[]> {
+  const hashes: string[] = [];
+  let sliceStart = performance.now();
+  for (const m of messages) {
+    hashes.push(messageHash(m));
+    if (performance.now() - sliceStart > HASH_SLICE_MS) {
+      await nextMacrotask();
+      sliceStart = performance.now();
+    }
+  }
+  return hashes;
+}
+
 export async function countRequest(tokens: TokenService, body: ChatRequest, model: ModelConfig | undefined): Promise<RequestTokens> {
   const counter = tokens.counterFor(model?.encoding ?? 'o200k_base');
   const scale = tokens.scaleFor(model);
   // One hash per message serves both the token cache and the records' hash chain.
-  const hashes = body.messages.map(messageHash);
+  const hashes = await hashMessages(body.messages);
   const counted = await counter.countMessagesAsync(body.messages, hashes);
   const rawTools = counter.countTools(body);
   const perMessage = counted.perMessage.map(scale);
