@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { planCompaction, planDegrade, planPrepare, roundCosts, type RoundCost, type ViewCosts } from './plan.js';
 
-const ratios = { trigger_ratio: 1.0, target_ratio: 0.6, summary_max_tokens: 100, prepare_ratio: 0.8 };
+// summary_max_tokens 33 reserves summaryReservation(33) = 101 tokens for the summary message.
+const ratios = { trigger_ratio: 1.0, target_ratio: 0.6, summary_max_tokens: 33, prepare_ratio: 0.8 };
 const rounds = (...tokens: number[]): RoundCost[] => tokens.map((t) => ({ messages: 2, tokens: t }));
 const view = (r: RoundCost[], extra: Partial<ViewCosts> = {}): ViewCosts => ({
   pinnedTokens: 50,
@@ -18,7 +19,7 @@ describe('planCompaction', () => {
   });
 
   it('evicts the fewest whole rounds that bring the kept tail under target × budget − summary reservation', () => {
-    // limit = 600 − 100 = 500; pinned + priming = 53; keeping 150+150+140 = 440 → 493 fits, 300 more does not.
+    // limit = 600 − 101 = 499; pinned + priming = 53; keeping 150+150+140 = 440 → 493 fits, 300 more does not.
     const plan = planCompaction(view(rounds(300, 300, 150, 150, 140)), 1000, ratios);
     expect(plan).toEqual({ kind: 'compact', viewTokens: 1093, rounds: 2, messages: 4 });
   });
@@ -102,7 +103,7 @@ describe('planPrepare', () => {
   });
 
   it('gives the target eviction once past prepare × budget, before the trigger', () => {
-    // 853 > 800; limit 500 − 53 fixed: keep 200 + 200, evict the first 400.
+    // 853 > 800; limit 499 − 53 fixed: keep 200 + 200, evict the first 400.
     expect(planPrepare(view(rounds(400, 200, 200)), 1000, ratios)).toEqual({ rounds: 1, messages: 2 });
   });
 

@@ -1,5 +1,6 @@
 import type { CompactionConfig } from '../config-schema.js';
 import type { Round } from './rounds.js';
+import { summaryReservation } from './validate-summary.js';
 
 // Pure decisions on token counts: no messages, no I/O. The view is what would go upstream:
 // pinned messages + the current summary (if any) + the messages no summary covers yet.
@@ -84,7 +85,8 @@ export function planPrepare(
 }
 
 function evictionForTarget(view: ViewCosts, budget: number, ratios: PlanRatios, atLeast: number): Eviction {
-  const limit = ratios.target_ratio * budget - ratios.summary_max_tokens;
+  // Room for the largest summary message acceptSummary lets through, so the result stays in budget.
+  const limit = ratios.target_ratio * budget - summaryReservation(ratios.summary_max_tokens);
   return minimalEviction(view.rounds, view.pinnedTokens + view.primingTokens, limit, atLeast);
 }
 

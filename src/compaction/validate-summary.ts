@@ -3,20 +3,25 @@
 
 export type SummaryVerdict = 'ok' | 'empty' | 'too_long' | 'not_smaller';
 
-/**
- * @param replacedTokens tokens of what the summary replaces: the previous summary plus the evicted messages
- * @param summaryTokens tokens of the new summary message
- * @param maxTokens summary_max_tokens
- */
 // The summary message adds recap's marker and framing (~30 tokens) to the text, and the summarizer
 // model may count with another tokenizer than recap: a reply its own max_tokens allowed is not
 // "too long" for being a few tokens over by recap's count.
 const FRAMING_ALLOWANCE = 64;
 const TOKENIZER_SLACK = 1.1;
 
+/** The most tokens an accepted summary message may take: what planning reserves for it. */
+export function summaryReservation(maxTokens: number): number {
+  return Math.ceil(maxTokens * TOKENIZER_SLACK) + FRAMING_ALLOWANCE;
+}
+
+/**
+ * @param replacedTokens tokens of what the summary replaces: the previous summary plus the evicted messages
+ * @param summaryTokens tokens of the new summary message
+ * @param maxTokens summary_max_tokens
+ */
 export function acceptSummary(text: string, replacedTokens: number, summaryTokens: number, maxTokens: number): SummaryVerdict {
   if (text.trim() === '') return 'empty';
-  if (summaryTokens > maxTokens * TOKENIZER_SLACK + FRAMING_ALLOWANCE) return 'too_long';
+  if (summaryTokens > summaryReservation(maxTokens)) return 'too_long';
   if (summaryTokens >= replacedTokens) return 'not_smaller';
   return 'ok';
 }

@@ -3,6 +3,7 @@ import { planPrepare } from '../compaction/plan.js';
 import { acceptSummary } from '../compaction/validate-summary.js';
 import type { Checkpoint } from '../store/store.js';
 import type { Analysis } from './analyze.js';
+import type { Base } from './choose-view.js';
 import { type Decision, costsOf } from './compact-inline.js';
 import { makeSummary } from './make-summary.js';
 import type { PipelineDeps } from './pipeline-deps.js';
@@ -37,11 +38,10 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
   });
   const shutdown = new AbortController();
 
-  async function run(ctx: StepContext, a: Analysis, decision: Decision, boundary: number): Promise<string> {
+  async function run(ctx: StepContext, a: Analysis, base: Base, boundary: number): Promise<string> {
     const { compaction } = ctx.model;
     const record = await deps.records.load(ctx.key);
     if (record === 'unavailable') return 'failed';
-    const base = decision.base;
     if (record?.checkpoints.some((cp) => cp.covered >= boundary && a.links[cp.covered - 1] === cp.chainHash)) return 'skipped';
     const lock = await acquireCompactionLock(deps.records, ctx.key, compaction.summarizer!.timeout_ms + 30_000);
     if (!lock.held) return lock.reason === 'busy' ? 'skipped' : 'failed';
@@ -83,12 +83,15 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
     consider(ctx, a, decision, budget) {
       const { compaction } = ctx.model;
       if (!config.background.enabled || compaction.strategy !== 'summarize' || decision.action === 'degraded') return;
-      const eviction = planPrepare(costsOf(a, decision.base), budget, compaction);
+      // Prepare from the most compacted checkpoint already stored: if it still leaves room below
+      // the prepare line, the next overflow will use it and there is nothing to do yet.
+      const from = decision.furthest ?? decision.base;
+      const eviction = planPrepare(costsOf(a, from), budget, compaction);
       if (!eviction || !deps.tenantBudget.allows(ctx.identity.tenant)) return;
-      const boundary = decision.base.covered + eviction.messages;
+      const boundary = from.covered + eviction.messages;
       const key = `${ctx.key.tenant}.${ctx.key.conversation}.${boundary}`;
       const queued = queue.push(key, async () => {
-        const outcome = await run(ctx, a, decision, boundary);
+        const outcome = await run(ctx, a, from, boundary);
         metrics.backgroundJobs.inc({ outcome });
         logger.info({ conversation: ctx.log.conversation, boundary, outcome }, 'background compaction');
       });

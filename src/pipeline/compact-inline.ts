@@ -21,6 +21,8 @@ export interface Decision {
   omitted: number;
   /** What goes upstream, or null for the client's own bytes. */
   view: ChatMessage[] | null;
+  /** The most compacted stored checkpoint that applies, when it is ahead of `base` (prepared, not yet needed). */
+  furthest?: Base;
   /** A new checkpoint to write once the upstream accepted the request. */
   write?: { checkpoint: Checkpoint; lockToken: string | null; version: number };
   reason?: string;

@@ -37,9 +37,11 @@ export function createCompactionStep(deps: PipelineDeps): CompactionStep {
     if (raw <= compaction.trigger_ratio * budget && raw <= compaction.prepare_ratio * budget) return unchanged(a, noSummaryBase(a));
     const record = await deps.records.load(ctx.key);
     const stored = record === 'unavailable' ? null : record;
-    const { choice, fits } = chooseBase(candidates(a, stored), compaction.trigger_ratio * budget);
-    if (fits) return unchanged(a, choice.base);
-    return compactInline(ctx, a, choice.base, stored?.version ?? 0, budget);
+    const all = candidates(a, stored);
+    const { choice, fits } = chooseBase(all, compaction.trigger_ratio * budget);
+    const decision = fits ? unchanged(a, choice.base) : await compactInline(ctx, a, choice.base, stored?.version ?? 0, budget);
+    const furthest = all[all.length - 1]!.base;
+    return furthest.covered > decision.base.covered ? { ...decision, furthest } : decision;
   }
 }
 
