@@ -95,6 +95,15 @@ describe('operations', () => {
     expect(response.headers.get('x-recap-action')).toBe('compacted');
   });
 
+  it('logs forwarded bodies only when server.log_bodies asks for it', async () => {
+    const verbose = await startHarness({ extra: { server: { log_level: 'debug', log_bodies: true } } });
+    await verbose.client().chat.completions.create({ model: 'gpt-test-1', messages: [{ role: 'user', content: CANARY_TEXT }] });
+    await verbose.close();
+    const bodyLine = verbose.logs.lines.find((l) => l.includes('"forwarded body"'));
+    expect(bodyLine).toContain(CANARY_TEXT);
+    expect(verbose.logs.text).not.toContain('sk-test-key');
+  });
+
   it('reports health and readiness', async () => {
     expect((await fetch(`${h.recap.url}/healthz`)).status).toBe(200);
     const ready = await fetch(`${h.recap.url}/readyz`);
