@@ -60,6 +60,18 @@ describe('strategies', () => {
     expect(again.body.messages[1]).toEqual(first.body.messages[1]);
   });
 
+  it('summarize: a span larger than the summarizer takes goes in chunks, each carrying the previous result', async () => {
+    await start({ strategy: 'summarize', summarizer: { model: SUMMARIZER, max_input_tokens: 600 }, summary_max_tokens: 250 });
+    const { action } = await send(overBudget());
+    expect(action).toBe('compacted');
+    const calls = h.fake.summarizerRequests();
+    expect(calls.length).toBeGreaterThan(1);
+    const firstReply = (JSON.parse(h.fake.sentBytes(calls[0]!).toString()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content;
+    expect(calls[1]!.body).toContain(JSON.stringify(firstReply.split('\n')[0]).slice(1, -1));
+    expect(calls[0]!.body).not.toContain('previous_summary>');
+    expect(calls[1]!.body).toContain('previous_summary>');
+  });
+
   it('off: forwards as is even over budget', async () => {
     await start({ strategy: 'off' });
     const messages = overBudget();

@@ -102,14 +102,15 @@ describe('planPrepare', () => {
     expect(planPrepare(view(rounds(300, 447)), 1000, ratios)).toBeNull();
   });
 
-  it('gives the target eviction once past prepare × budget, before the trigger', () => {
-    // 853 > 800; limit 499 − 53 fixed: keep 200 + 200, evict the first 400.
-    expect(planPrepare(view(rounds(400, 200, 200)), 1000, ratios)).toEqual({ rounds: 1, messages: 2 });
+  it('aims below the target by the growth expected before use (trigger − prepare)', () => {
+    // 853 > 800; limit (0.6 − 0.2) × 1000 − 101 = 299, minus 53 fixed: keep only the last 200.
+    expect(planPrepare(view(rounds(400, 200, 200)), 1000, ratios)).toEqual({ rounds: 2, messages: 4 });
+    // With prepare at the trigger there is no growth to allow for: limit 499 − 53, keep 200 + 200.
+    expect(planPrepare(view(rounds(400, 200, 200)), 1000, { ...ratios, prepare_ratio: 0.8, trigger_ratio: 0.8 })).toEqual({ rounds: 1, messages: 2 });
   });
 
   it('is null when nothing would be evicted', () => {
     expect(planPrepare(view(rounds(850)), 1000, ratios)).toBeNull();
-    expect(planPrepare(view(rounds(200, 200)), 1000, { ...ratios, prepare_ratio: 0.3, target_ratio: 0.6 })).toBeNull();
   });
 });
 

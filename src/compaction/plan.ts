@@ -71,8 +71,10 @@ export function planDegrade(view: ViewCosts, budget: number): Eviction {
 
 /**
  * Background pre-compaction: once the view passes prepare × budget, the eviction the next overflow
- * would need (the target rule on the current messages), so its checkpoint can be made off the
- * request path. Null when the view is below the prepare line or nothing would be evicted.
+ * will need, so its checkpoint can be made off the request path. The conversation still grows by
+ * about (trigger − prepare) × budget before the checkpoint is used, so it aims that much below the
+ * target: when used, the view lands at the target, as after an inline compaction. Null when the
+ * view is below the prepare line or nothing would be evicted.
  */
 export function planPrepare(
   view: ViewCosts,
@@ -80,7 +82,8 @@ export function planPrepare(
   ratios: PlanRatios & Pick<CompactionConfig, 'prepare_ratio'>,
 ): Eviction | null {
   if (viewTokens(view) <= ratios.prepare_ratio * budget) return null;
-  const eviction = evictionForTarget(view, budget, ratios, 0);
+  const growthBeforeUse = Math.max(0, ratios.trigger_ratio - ratios.prepare_ratio);
+  const eviction = evictionForTarget(view, budget, { ...ratios, target_ratio: ratios.target_ratio - growthBeforeUse }, 0);
   return eviction.rounds === 0 ? null : eviction;
 }
 

@@ -52,6 +52,7 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
         compaction,
         previous: base.summary,
         evicted: a.rest.slice(base.covered, boundary),
+        evictedTokens: a.restTokens.slice(base.covered, boundary).reduce((x, y) => x + y, 0),
         countText: ctx.counter.countText,
         summarizer: deps.summarizer,
         defaultUpstream: ctx.model.upstream,

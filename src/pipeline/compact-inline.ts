@@ -97,6 +97,7 @@ async function summarizeEviction(
     compaction,
     previous: base.summary,
     evicted,
+    evictedTokens: a.restTokens.slice(base.covered, covered).reduce((x, y) => x + y, 0),
     countText: ctx.counter.countText,
     summarizer: ctx.deps.summarizer,
     defaultUpstream: ctx.model.upstream,

@@ -15,6 +15,8 @@ export interface SummaryRequest {
   /** The summary the span is added to (carry-over), or null. */
   previous: string | null;
   evicted: readonly ChatMessage[];
+  /** Tokens of the evicted messages as counted for the request: no need to count them again. */
+  evictedTokens: number;
   countText: (text: string) => number;
   summarizer: Summarizer;
   /** The summarizer upstream when the summarizer config names none. */
@@ -42,7 +44,10 @@ async function summarizeSpan(req: SummaryRequest): Promise<SummaryResult> {
   // Room for the transcript in one call: the model's input limit minus instructions, previous summary and reply.
   const overhead = req.countText(buildSummarizerMessages({ previousSummary: req.previous, transcript: '', maxTokens, promptOverride: req.compaction.prompt }).map((m) => m.content).join('\n'));
   const room = Math.max(512, s.max_input_tokens - overhead - 2 * maxTokens);
-  const chunks = chunkTranscript(transcriptEntries(req.evicted), room, req.countText);
+  const entries = transcriptEntries(req.evicted);
+  // The transcript abbreviates messages, so it is no longer than they are: a span that fits needs
+  // no chunking, and no second tokenization on the event loop.
+  const chunks = req.evictedTokens <= room ? [entries.join('\n')] : chunkTranscript(entries, room, req.countText);
   let calls = 0;
   let tokens = 0;
   try {
