@@ -1,4 +1,5 @@
 import type OpenAI from 'openai';
+import { prng } from './prng.js';
 
 // The client side of the long-conversation benchmark, fixed by a seed: what the user says each
 // turn and, every few turns, a tool exchange (an assistant tool call and its 1–4 KB JSON result)
@@ -15,17 +16,6 @@ export interface ScriptedTurn {
 
 export const SYSTEM_PROMPT =
   'You are the on-call assistant of the payments platform team. Answer precisely, cite identifiers, and say when you are unsure.';
-
-/** mulberry32: a small seeded PRNG, so every run replays the same conversation. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SERVICES = ['ledger', 'checkout', 'payouts', 'fraud-scorer', 'invoice-api', 'settlement', 'webhooks', 'refunds'];
 const REGIONS = ['eu-west-1', 'us-east-2', 'ap-south-1', 'sa-east-1'];

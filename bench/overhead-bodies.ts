@@ -2,18 +2,9 @@
 // system prompt grown to a byte size, and one huge user message for the event-loop probe.
 // A seed picks the content, so a new seed gives a body recap has never seen (cold caches).
 
-export const BENCH_MODEL = 'gpt-bench-1';
+import { prng } from './prng.js';
 
-/** mulberry32: a small seeded PRNG, so every run sends the same bytes. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const BENCH_MODEL = 'gpt-bench-1';
 
 const WORDS = ('the a of to and in that is for it as with was on be by this are from at or have an they which one you were ' +
   'data request cache server token message budget summary history model stream upstream latency retry config deploy build ' +

@@ -6,6 +6,7 @@ import { messageHash } from '../src/conversation/canonical.js';
 import { createTokenCache } from '../src/tokens/cache.js';
 import { createTokenCounter } from '../src/tokens/counter.js';
 import { preloadEncodings, type EncodingName } from '../src/tokens/encodings.js';
+import { prng } from './prng.js';
 
 // How much the per-message cache saves: counting a ~100k-token conversation cold (every message
 // tokenized), warm (every message cached, as on the next request of the same conversation) and
@@ -15,17 +16,6 @@ import { preloadEncodings, type EncodingName } from '../src/tokens/encodings.js'
 const RUNS = 7;
 const TARGET_TOKENS = 100_000;
 const RESULTS_FILE = join(dirname(fileURLToPath(import.meta.url)), 'results', 'token-count.json');
-
-/** mulberry32: a small seeded PRNG, so every run counts the same conversation. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ('the a of to and in that is for it as with was on be by this are from at or have an they which one you were ' +
   'data request cache server token message budget summary history model stream upstream latency retry config deploy build ' +
