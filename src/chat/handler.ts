@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { AppDeps } from '../deps.js';
 import { RecapError, errors, sendError } from '../errors.js';
-import { clientAbortSignal } from '../http/client-abort.js';
+import { requestAbort } from '../http/client-abort.js';
 import { readBody } from '../http/read-body.js';
 import { sendUpstreamResponse } from '../http/send-upstream-response.js';
 import { canForwardFirst } from '../pipeline/forward-first.js';
@@ -40,10 +40,9 @@ export function createChatHandler(deps: AppDeps) {
   }
 
   return async function chatCompletions(req: IncomingMessage, res: ServerResponse, log: RequestLog): Promise<void> {
-    const clientGone = clientAbortSignal(res);
     // Also aborted when recap itself fails after forwarding first.
-    const upstreamAbort = new AbortController();
-    const signal = AbortSignal.any([clientGone, upstreamAbort.signal]);
+    const aborts = requestAbort(res);
+    const { signal } = aborts;
     let plan: ChatPlan | undefined;
     let succeeded = false;
     let early: Promise<Dispatcher.ResponseData> | undefined;
@@ -72,8 +71,8 @@ export function createChatHandler(deps: AppDeps) {
         await plan.afterSuccess(observer);
       }
     } catch (err) {
-      upstreamAbort.abort();
-      if (clientGone.aborted) {
+      aborts.abort();
+      if (aborts.clientGone()) {
         log.outcome = 'client_closed';
         return;
       }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RecapError, errors, sendError } from '../errors.js';
-import { clientAbortSignal } from '../http/client-abort.js';
+import { requestAbort } from '../http/client-abort.js';
 import { sendUpstreamResponse } from '../http/send-upstream-response.js';
 import type { Upstream } from '../upstream/client.js';
 import { upstreamRequestHeaders } from '../upstream/headers.js';
@@ -15,7 +15,7 @@ export async function passthrough(
   upstream: Upstream,
   stripHeaders: readonly string[],
 ): Promise<{ status: number }> {
-  const signal = clientAbortSignal(res);
+  const { signal } = requestAbort(res);
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
   try {
     const response = await upstream.request({
