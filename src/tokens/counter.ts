@@ -3,7 +3,7 @@ import type { ChatMessage, ChatRequest } from '../chat/types.js';
 import { tokenCacheKey, tokenCacheKeyFromHash, type TokenCache } from './cache.js';
 import { getTokenizer, type EncodingName, type TextTokenizer } from './encodings.js';
 import { messageCost, REPLY_PRIMING_TOKENS } from './message-tokens.js';
-import { splitForCounting } from './split.js';
+import { piecesForCounting } from './split.js';
 import { toolsTokens } from './tools-tokens.js';
 
 // Counts prompts the way OpenAI bills them (message-tokens.ts, tools-tokens.ts), one cached entry
@@ -62,7 +62,7 @@ function createSlicer(): () => Promise<void> | undefined {
 
 async function countTextSliced(tokenizer: TextTokenizer, text: string, pause: () => Promise<void> | undefined): Promise<number> {
   let tokens = 0;
-  const pieces = text.length > PIECE_CHARS ? splitForCounting(text, PIECE_CHARS, tokenizer.isSafeCut) : [text];
+  const pieces = text.length > PIECE_CHARS ? piecesForCounting(text, PIECE_CHARS, tokenizer.isSafeCut) : [text];
   for (const piece of pieces) {
     tokens += tokenizer.count(piece);
     const due = pause();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENCODING_NAMES, getTokenizer } from './encodings.js';
 import { SAMPLES } from './samples.case.js';
-import { isBpeSafeCut, splitForCounting } from './split.js';
+import { isBpeSafeCut, piecesForCounting } from './split.js';
 
 // Text that stresses every pre-token rule: contractions, upper-case runs, digit groups, CRLF after
 // punctuation, tabs, combining marks, astral characters, CJK without spaces, base64.
@@ -24,7 +24,7 @@ function bigMixedText(): string {
   return text;
 }
 
-describe('splitForCounting', () => {
+describe('piecesForCounting', () => {
   const text = bigMixedText();
 
   for (const name of ENCODING_NAMES) {
@@ -32,7 +32,7 @@ describe('splitForCounting', () => {
       const tokenizer = getTokenizer(name);
       const whole = tokenizer.count(text);
       for (const pieceChars of [4096, 1000, 97]) {
-        const pieces = splitForCounting(text, pieceChars, tokenizer.isSafeCut);
+        const pieces = [...piecesForCounting(text, pieceChars, tokenizer.isSafeCut)];
         expect(pieces.join('')).toBe(text);
         expect(pieces.length).toBeGreaterThan(text.length / pieceChars / 2);
         const sum = pieces.reduce((n, piece) => n + tokenizer.count(piece), 0);
@@ -64,6 +64,6 @@ describe('splitForCounting', () => {
 
   it('leaves a text without safe positions whole', () => {
     const run = 'a'.repeat(5000);
-    expect(splitForCounting(run, 100, isBpeSafeCut)).toEqual([run]);
+    expect([...piecesForCounting(run, 100, isBpeSafeCut)]).toEqual([run]);
   });
 });

@@ -44,19 +44,18 @@ export type CutTest = (text: string, p: number) => boolean;
 /**
  * Cuts `text` into pieces of about `pieceChars` characters (between half and once that where the
  * text allows it), only where `isCut` allows. With the tokenizer's own cut test, the pieces'
- * token counts sum to the count of the whole text.
+ * token counts sum to the count of the whole text. One piece at a time: finding the cuts of a long
+ * text is itself work to spread over the counting slices.
  */
-export function splitForCounting(text: string, pieceChars: number, isCut: CutTest): string[] {
-  const pieces: string[] = [];
+export function* piecesForCounting(text: string, pieceChars: number, isCut: CutTest): Generator<string> {
   let start = 0;
   while (text.length - start > pieceChars) {
     const cut = findCut(text, start, pieceChars, isCut);
     if (cut === undefined) break;
-    pieces.push(text.slice(start, cut));
+    yield text.slice(start, cut);
     start = cut;
   }
-  pieces.push(text.slice(start));
-  return pieces;
+  yield text.slice(start);
 }
 
 function findCut(text: string, start: number, pieceChars: number, isCut: CutTest): number | undefined {
