@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisCluster, type ThrowawayCluster } from '../../test/helpers/redis-cluster.js';
-import { redisCli } from '../../test/helpers/redis-process.js';
+import { redisCli, waitFor } from '../../test/helpers/redis-process.js';
 import { RedisStore } from './redis-store.js';
 import { runStoreCases } from './store.case.js';
 
@@ -13,11 +13,19 @@ afterAll(() => cluster?.stop());
 
 const uniquePrefix = () => `recap-test-${randomBytes(6).toString('hex')}`;
 
-runStoreCases('redis cluster', (limits) => RedisStore.open({ ...limits, url: cluster.url, keyPrefix: uniquePrefix(), commandTimeoutMs: 2_000 }));
+// open() gives up waiting after a second (recap boots and fails open); on a busy machine a new
+// cluster client can take longer to learn the slots, and these cases are about a working store.
+async function openReady(options: Parameters<typeof RedisStore.open>[0]): Promise<RedisStore> {
+  const store = await RedisStore.open(options);
+  await waitFor('cluster store ready', async () => (await store.ping(), true));
+  return store;
+}
+
+runStoreCases('redis cluster', (limits) => openReady({ ...limits, url: cluster.url, keyPrefix: uniquePrefix(), commandTimeoutMs: 2_000 }));
 
 describe('redis cluster sharding', () => {
   it('spreads conversations over the masters', async () => {
-    const store = await RedisStore.open({ url: cluster.url, keyPrefix: uniquePrefix(), ttlMs: 60_000, maxCheckpoints: 8, commandTimeoutMs: 2_000 });
+    const store = await openReady({ url: cluster.url, keyPrefix: uniquePrefix(), ttlMs: 60_000, maxCheckpoints: 8, commandTimeoutMs: 2_000 });
     const cp = { covered: 1, chainHash: 'h', summary: 's', summaryTokens: 1, coveredTokens: 5, model: 'm', createdAt: 0 };
     for (let i = 0; i < 30; i++) {
       const key = { tenant: 't', conversation: `c${i}` };

@@ -48,6 +48,12 @@ export async function startRecapProcess(configFile: string, env: Record<string, 
     });
     child.once('exit', (code) => reject(new Error(`recap exited with ${code}: ${stderr}`)));
   });
+  // Like a load balancer, send traffic only once recap reports ready (its store answers).
+  const deadline = Date.now() + 20_000;
+  while ((await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) !== 200) {
+    if (Date.now() > deadline) throw new Error('recap did not become ready in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
   return {
     url,
     logs,
