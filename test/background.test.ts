@@ -2,16 +2,15 @@ import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream } from '../src/dev/fake-upstream.js';
 import { prose } from './helpers/conversation.js';
-import { type Harness, startHarness, testConfig } from './helpers/harness.js';
+import { type Harness, startHarness, testConfig, SUMMARIZER, smallModel } from './helpers/harness.js';
 import { startRecapProcess, writeConfigFile } from './helpers/recap-process.js';
 
 // Rule 10: checkpoints prepared after the response. A failed job leaves nothing behind, and one
 // boundary is prepared once even when two processes see it.
 
 type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
-const SUMMARIZER = 'gpt-test-summarizer';
 const MODEL = 'gpt-test-small';
-const model = { match: MODEL, context_window: 3000, max_output_tokens: 300, compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 250 } };
+const model = smallModel();
 
 async function metric(url: string, name: string, labels: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();

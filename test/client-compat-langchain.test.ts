@@ -5,19 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
 import { prose } from './helpers/conversation.js';
-import { type Harness, startHarness } from './helpers/harness.js';
+import { type Harness, startHarness, SUMMARIZER, smallModel } from './helpers/harness.js';
 
 // LangChain's ChatOpenAI pointed at recap: only the base URL and the conversation header differ
 // from a direct OpenAI setup. Each case checks what reached the upstream and what the app got.
 
-const SUMMARIZER = 'gpt-test-summarizer';
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({
     fake: { summarizerModel: SUMMARIZER },
     models: [
-      { match: 'gpt-test-small', context_window: 3000, max_output_tokens: 500, compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 300 } },
+      smallModel({ summary_max_tokens: 300 }, { context_window: 3000, max_output_tokens: 500 }),
       { match: 'gpt-test*' },
     ],
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
-import { type Harness, startHarness } from './helpers/harness.js';
+import { type Harness, startHarness, SUMMARIZER } from './helpers/harness.js';
 import { converse, independentCount, prose } from './helpers/conversation.js';
 
 // Issue 4's end-to-end acceptance: a 60-round conversation on a small context window, through the
@@ -9,7 +9,6 @@ import { converse, independentCount, prose } from './helpers/conversation.js';
 const CONTEXT = 4000;
 const OUTPUT = 500;
 const BUDGET = CONTEXT - OUTPUT;
-const SUMMARIZER = 'gpt-test-summarizer';
 
 let h: Harness;
 beforeAll(async () => {

@@ -2,13 +2,12 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScriptedReply } from '../src/dev/fake-upstream.js';
 import { prose } from './helpers/conversation.js';
-import { type Harness, startHarness } from './helpers/harness.js';
+import { type Harness, startHarness, SUMMARIZER } from './helpers/harness.js';
 
 // Rule 8: the summarizer failing never fails the conversation; recap degrades (drops the oldest
 // rounds for that request, writes nothing) and compacts normally once the summarizer recovers.
 
 type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
-const SUMMARIZER = 'gpt-test-summarizer';
 const MODEL = 'gpt-test-small';
 const CANARY = 'sk-proj-CANARYcanary0123456789abcdefXYZ';
 

@@ -1,13 +1,12 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prose } from './helpers/conversation.js';
-import { type Harness, startHarness } from './helpers/harness.js';
+import { type Harness, startHarness, SUMMARIZER, smallModel } from './helpers/harness.js';
 
 // Issue 7: what an operator sees. Metrics after a scripted conversation, logs that never carry a
 // credential or message text, and the inspection endpoints scoped to the caller's tenant.
 
 type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
-const SUMMARIZER = 'gpt-test-summarizer';
 const MODEL = 'gpt-test-small';
 const CANARY_KEY = 'sk-canary-7f3a9c1e5b2d4f6a8c0e';
 const CANARY_TEXT = 'canary-message-text-91c4';
@@ -17,7 +16,7 @@ beforeAll(async () => {
   h = await startHarness({
     fake: { summarizerModel: SUMMARIZER },
     extra: { background: { enabled: false }, server: { log_level: 'debug' } },
-    models: [{ match: MODEL, context_window: 3000, max_output_tokens: 300, compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 250 } }],
+    models: [smallModel()],
   });
 });
 afterAll(async () => h.close());

@@ -1,14 +1,13 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer, type ThrowawayRedis } from './helpers/redis-server.js';
-import { type Harness, startHarness } from './helpers/harness.js';
+import { type Harness, startHarness, SUMMARIZER, smallModel } from './helpers/harness.js';
 import { prose } from './helpers/conversation.js';
 
 // Rule 8: with Redis gone, requests still succeed promptly; when it returns, records work again
 // without restarting recap, and nothing queued during the outage is replayed.
 
 type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
-const SUMMARIZER = 'gpt-test-summarizer';
 
 let redis: ThrowawayRedis;
 let h: Harness;
@@ -18,7 +17,7 @@ beforeAll(async () => {
     storeUrl: redis.url,
     fake: { summarizerModel: SUMMARIZER },
     extra: { background: { enabled: false } },
-    models: [{ match: 'gpt-test-small', context_window: 3000, max_output_tokens: 300, compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 250 } }],
+    models: [smallModel()],
   });
 });
 afterAll(async () => {

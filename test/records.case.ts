@@ -3,14 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
 import { type FakeUpstream, startFakeUpstream } from '../src/dev/fake-upstream.js';
 import { prose } from './helpers/conversation.js';
-import { testConfig } from './helpers/harness.js';
+import { testConfig, SUMMARIZER, smallModel } from './helpers/harness.js';
 import { type RecapProcess, startRecapProcess, writeConfigFile } from './helpers/recap-process.js';
 
 // Issue 5's acceptance, run against one Redis deployment (standalone or cluster) by two recap
 // processes sharing it. The in-memory store is covered by the in-process tests.
 
 type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
-const SUMMARIZER = 'gpt-test-summarizer';
 const MODEL = 'gpt-test-small';
 
 export function runRecordCases(name: string, redis: () => Promise<{ url: string; stop(): Promise<void> }>): void {
@@ -28,7 +27,7 @@ export function runRecordCases(name: string, redis: () => Promise<{ url: string;
       const config = testConfig(fake, {
         storeUrl: r.url,
         extra: { background: { enabled: false } },
-        models: [{ match: MODEL, context_window: 3000, max_output_tokens: 300, compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 250 } }],
+        models: [smallModel()],
       });
       configFile = await writeConfigFile(config);
       [a, b] = await Promise.all([startRecapProcess(configFile.file), startRecapProcess(configFile.file)]);

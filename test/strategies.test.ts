@@ -3,13 +3,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
 import { TEMPLATE_HEADER } from '../src/compaction/template.js';
 import { prose } from './helpers/conversation.js';
-import { type Harness, type ModelOptions, startHarness } from './helpers/harness.js';
+import { type Harness, type ModelOptions, startHarness, SUMMARIZER } from './helpers/harness.js';
 
 // The strategies other than `summarize`, and the per-tenant summarizer cap that falls back to `window`.
 
 type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 const MODEL = 'gpt-test-small';
-const SUMMARIZER = 'gpt-test-summarizer';
 
 let h: Harness;
 afterEach(async () => h?.close());

@@ -19,6 +19,16 @@ export class LogCapture extends Writable {
   }
 }
 
+export const SUMMARIZER = 'gpt-test-summarizer';
+
+/**
+ * `gpt-test-small`: a 3,000-token context window (budget 2,700) that a test conversation of
+ * `prose()` turns crosses in about 20 turns, summarized by SUMMARIZER on the fake upstream.
+ */
+export function smallModel(compaction: Record<string, unknown> = {}, window = { context_window: 3000, max_output_tokens: 300 }): ModelOptions {
+  return { match: 'gpt-test-small', ...window, compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 250, ...compaction } };
+}
+
 export interface ModelOptions {
   match?: string;
   context_window?: number;
