@@ -7,7 +7,7 @@ import type { Base } from './choose-view.js';
 import { type Decision, costsOf } from './compact-inline.js';
 import { makeSummary } from './make-summary.js';
 import type { PipelineDeps } from './pipeline-deps.js';
-import { acquireCompactionLock } from './single-flight.js';
+import { acquireCompactionLock, releaseCompactionLock } from './single-flight.js';
 import type { StepContext } from './step-context.js';
 
 // Rule 10: once a forwarded view passes prepare × budget, the checkpoint that the next overflow
@@ -76,7 +76,7 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
       };
       return (await deps.records.add(ctx.key, checkpoint, record?.version ?? 0)) ? 'done' : 'failed';
     } finally {
-      await deps.records.unlock(ctx.key, 'compaction', lock.token);
+      await releaseCompactionLock(deps.records, ctx.key, lock.token);
     }
   }
 

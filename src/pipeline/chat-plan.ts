@@ -1,8 +1,10 @@
 import type { ChatPlan } from '../chat/compaction-step.js';
+import type { RequestLog } from '../chat/request-log.js';
 import type { ModelConfig } from '../config.js';
 import type { Analysis } from './analyze.js';
 import type { Decision } from './compact-inline.js';
 import type { PipelineDeps } from './pipeline-deps.js';
+import { releaseCompactionLock } from './single-flight.js';
 import type { StepContext } from './step-context.js';
 import { calibrates, type RequestTokens } from './token-service.js';
 import { observeUsage } from './usage-observer.js';
@@ -15,6 +17,7 @@ import { observeUsage } from './usage-observer.js';
 
 export interface PlanInput {
   deps: PipelineDeps;
+  log: RequestLog;
   tokens: RequestTokens;
   model: ModelConfig | undefined;
   /** Absent when the model has no compaction (unconfigured or strategy off). */
@@ -28,7 +31,7 @@ function forwardedTokens(tokens: RequestTokens, a: Analysis, d: Decision): numbe
   return a.pinnedTokens + a.summaryTokens(d.base.summary) + rest + a.primingTokens + tokens.toolsTokens;
 }
 
-export function createChatPlan({ deps, tokens, model, compaction }: PlanInput): ChatPlan {
+export function createChatPlan({ deps, log, tokens, model, compaction }: PlanInput): ChatPlan {
   const decision = compaction?.decision;
   const action = decision?.action ?? 'none';
   const tokensOut = compaction ? forwardedTokens(tokens, compaction.a, compaction.decision) : tokens.tokensIn;
@@ -37,17 +40,15 @@ export function createChatPlan({ deps, tokens, model, compaction }: PlanInput): 
   deps.metrics.tokensIn.inc({ model: label }, tokens.tokensIn);
   deps.metrics.tokensOut.inc({ model: label }, tokensOut);
   deps.metrics.tokensSaved.inc({ model: label }, Math.max(0, tokens.tokensIn - tokensOut));
-  if (compaction) {
-    compaction.ctx.log.action = action;
-    compaction.ctx.log.tokensOut = tokensOut;
-  }
+  log.action = action;
+  log.tokensOut = tokensOut;
 
   let lockToken = decision?.write?.lockToken ?? null;
   const release = async () => {
     if (compaction && lockToken) {
       const token = lockToken;
       lockToken = null;
-      await deps.records.unlock(compaction.ctx.key, 'compaction', token);
+      await releaseCompactionLock(deps.records, compaction.ctx.key, token);
     }
   };
 

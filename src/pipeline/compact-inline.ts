@@ -5,7 +5,7 @@ import type { Checkpoint } from '../store/store.js';
 import { type Analysis, buildView, candidates, uncoveredRounds } from './analyze.js';
 import { type Base, chooseBase } from './choose-view.js';
 import type { StepContext } from './step-context.js';
-import { acquireCompactionLock, waitForCompaction } from './single-flight.js';
+import { acquireCompactionLock, releaseCompactionLock, waitForCompaction } from './single-flight.js';
 import { makeSummary } from './make-summary.js';
 import type { ChatMessage } from '../chat/types.js';
 
@@ -106,7 +106,7 @@ async function summarizeEviction(
   });
   if (result.calls > 0) ctx.recordSummarizer('inline', result, performance.now() - started);
   const release = async () => {
-    if (lockToken) await ctx.deps.records.unlock(ctx.key, 'compaction', lockToken);
+    if (lockToken) await releaseCompactionLock(ctx.deps.records, ctx.key, lockToken);
   };
   if (!result.ok) {
     await release();

@@ -19,13 +19,13 @@ export function createCompactionStep(deps: PipelineDeps): CompactionStep {
       const { body, model, log } = input;
       const tokens = await countRequest(deps.tokens, body, model);
       log.tokensIn = tokens.tokensIn;
-      if (!model || model.compaction.strategy === 'off') return createChatPlan({ deps, tokens, model });
+      if (!model || model.compaction.strategy === 'off') return createChatPlan({ deps, log, tokens, model });
 
       const ctx = stepContext(deps, input, model, tokens.counter);
       const budget = deps.tokens.budgetFor(model, body, tokens.toolsTokens);
       const a = analyze(body.messages, tokens.perMessage, tokens.hashes, tokens.primingTokens, tokens.countMessage);
       const decision = await decide(ctx, a, budget);
-      return createChatPlan({ deps, tokens, model, compaction: { ctx, a, decision, budget } });
+      return createChatPlan({ deps, log, tokens, model, compaction: { ctx, a, decision, budget } });
     },
   };
 

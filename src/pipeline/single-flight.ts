@@ -6,7 +6,7 @@ import type { Records } from './records.js';
 // request (or background job) that summarizes; the others wait for it to go away and then reread
 // the record. The lock only saves summarizer calls; the versioned write keeps records correct.
 
-export const COMPACTION_LOCK = 'compaction';
+const COMPACTION_LOCK = 'compaction';
 const POLL_MS = 25;
 
 export type LockResult = { held: true; token: string } | { held: false; reason: 'busy' | 'unavailable' };
@@ -15,6 +15,10 @@ export async function acquireCompactionLock(records: Records, key: ConversationK
   const token = await records.tryLock(key, COMPACTION_LOCK, ttlMs);
   if (token === 'unavailable') return { held: false, reason: 'unavailable' };
   return token ? { held: true, token } : { held: false, reason: 'busy' };
+}
+
+export function releaseCompactionLock(records: Records, key: ConversationKey, token: string): Promise<void> {
+  return records.unlock(key, COMPACTION_LOCK, token);
 }
 
 /** Waits until nobody holds the conversation's compaction lock; false when `waitMs` ran out. */
