@@ -1,7 +1,8 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenantOf } from '../src/conversation/identify.js';
 import { prose } from './helpers/conversation.js';
-import { type Harness, startHarness, SUMMARIZER, smallModel } from './helpers/harness.js';
+import { type Harness, startHarness, SUMMARIZER, smallModel, TEST_SECRET } from './helpers/harness.js';
 
 // Issue 7: what an operator sees. Metrics after a scripted conversation, logs that never carry a
 // credential or message text, and the inspection endpoints scoped to the caller's tenant.
@@ -92,6 +93,22 @@ describe('operations', () => {
     messages.push({ role: 'user', content: 'and now?' });
     const { response } = await client.chat.completions.create({ model: MODEL, messages }).withResponse();
     expect(response.headers.get('x-recap-action')).toBe('compacted');
+  });
+
+  it('lets a configured admin token inspect another tenant by its hash, and nobody else', async () => {
+    const admin = 'admin-token-0123456789abcdef';
+    const a = await startHarness({ fake: { summarizerModel: SUMMARIZER }, extra: { background: { enabled: false }, server: { admin_token: admin } }, models: [smallModel()] });
+    const client = a.client({ apiKey: 'sk-owner', conversation: 'audited' });
+    const messages: Msg[] = [{ role: 'system', content: 'ops' }];
+    for (let t = 1; t <= 30; t++) messages.push({ role: 'user', content: prose(t) }, { role: 'assistant', content: 'ok' });
+    messages.push({ role: 'user', content: 'next?' });
+    await client.chat.completions.create({ model: MODEL, messages });
+    const tenant = tenantOf({ authorization: 'Bearer sk-owner' }, TEST_SECRET);
+    const url = `${a.recap.url}/recap/v1/conversations/audited?tenant=${tenant}`;
+    expect((await fetch(url, { headers: { authorization: 'Bearer sk-other', 'x-recap-admin-token': admin } })).status).toBe(200);
+    expect((await fetch(url, { headers: { authorization: 'Bearer sk-other', 'x-recap-admin-token': 'wrong-token-0123456789' } })).status).toBe(404);
+    expect((await fetch(url, { headers: { authorization: 'Bearer sk-other' } })).status).toBe(404);
+    await a.close();
   });
 
   it('logs forwarded bodies only when server.log_bodies asks for it', async () => {
