@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, hashChain, messageHash } from './canonical.js';
+import { hashChain, messageHash } from './canonical.js';
 
 describe('canonical message form', () => {
   it('ignores key order, null vs absent fields and SDK extras', () => {
@@ -22,8 +22,8 @@ describe('canonical message form', () => {
   });
 
   it('sorts the keys of content parts', () => {
-    expect(canonicalJson({ role: 'user', content: [{ text: 'x', type: 'text' }] })).toBe(
-      canonicalJson({ role: 'user', content: [{ type: 'text', text: 'x' }] }),
+    expect(messageHash({ role: 'user', content: [{ text: 'x', type: 'text' }] })).toBe(
+      messageHash({ role: 'user', content: [{ type: 'text', text: 'x' }] }),
     );
   });
 });

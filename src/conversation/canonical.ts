@@ -1,12 +1,10 @@
 import { hash } from 'node:crypto';
 import type { ChatMessage } from '../chat/types.js';
 
-// The canonical form of a message: only the fields that carry meaning for the model, with
-// `null`, absent and empty treated alike and keys sorted. SDKs echo assistant messages back with
+// The canonical form of a message, as a hash: only the fields that carry meaning for the model,
+// with `null`, absent and empty treated alike and keys sorted. SDKs echo assistant messages back with
 // extras (`refusal: null`, `annotations: []`, `audio: null`) and in any key order; none of that may
 // change a message's identity, its token-count cache entry or the records that cover it.
-
-const MESSAGE_FIELDS = ['role', 'name', 'content', 'tool_calls', 'tool_call_id', 'function_call'] as const;
 
 function isEmpty(v: unknown): boolean {
   return v === null || v === undefined || (Array.isArray(v) && v.length === 0);
@@ -35,20 +33,6 @@ function canonicalToolCall(tc: unknown): unknown {
   });
 }
 
-export function canonicalMessage(m: ChatMessage): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const field of MESSAGE_FIELDS) {
-    const v = m[field];
-    if (isEmpty(v) || (field === 'content' && v === '')) continue;
-    out[field] = field === 'tool_calls' ? (v as unknown[]).map(canonicalToolCall) : normalize(v);
-  }
-  return out;
-}
-
-export function canonicalJson(m: ChatMessage): string {
-  return JSON.stringify(canonicalMessage(m));
-}
-
 function sha256(text: string): string {
   return hash('sha256', text, 'base64url');
 }
@@ -60,8 +44,9 @@ function field(value: string): string {
 
 /**
  * Identity of one message; the key of the token-count cache and the link of the records' chain.
- * Equal for equal canonical forms (as canonicalJson), but string content is hashed as it is rather
- * than JSON-escaped first: every request hashes every message, so this is on the hot path.
+ * It covers the fields that carry meaning (role, name, content, tool calls, tool_call_id, legacy
+ * function_call); string content is hashed as it is rather than JSON-escaped first, because every
+ * request hashes every message.
  */
 export function messageHash(m: ChatMessage): string {
   const c = m.content;

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ChatMessage } from '../chat/types.js';
 import { errors } from '../errors.js';
-import { canonicalJson } from './canonical.js';
+import { messageHash } from './canonical.js';
 
 export const MAX_CONVERSATION_ID_BYTES = 512;
 
@@ -37,21 +37,23 @@ export function conversationIdHash(tenant: string, id: string, secret: string): 
 
 /**
  * Without the header, the pinned messages plus the first user message name the conversation:
- * they stay the same while the history grows, and differ between unrelated conversations.
+ * they stay the same while the history grows, and differ between unrelated conversations. Their
+ * canonical hashes stand for them (the request path has them already).
  */
-function derivedConversation(messages: readonly ChatMessage[]): string {
+function derivedConversation(messages: readonly ChatMessage[], hashes: readonly string[]): string {
   const opening: string[] = [];
-  for (const m of messages) {
-    opening.push(canonicalJson(m));
+  for (const [i, m] of messages.entries()) {
+    opening.push(hashes[i] ?? messageHash(m));
     if (m.role === 'user') break;
   }
-  return opening.join('\n');
+  return opening.join('.');
 }
 
 export function identify(
   headers: IncomingHttpHeaders,
   messages: readonly ChatMessage[],
   opts: { header: string; secret: string },
+  hashes: readonly string[] = [],
 ): Identity {
   const tenant = tenantOf(headers, opts.secret);
   const raw = headers[opts.header];
@@ -60,5 +62,5 @@ export function identify(
     if (Buffer.byteLength(id) > MAX_CONVERSATION_ID_BYTES) throw errors.headerTooLong(opts.header, MAX_CONVERSATION_ID_BYTES);
     return { tenant, conversation: conversationIdHash(tenant, id, opts.secret), explicit: true };
   }
-  return { tenant, conversation: keyedHash(opts.secret, 'derived', tenant, derivedConversation(messages)), explicit: false };
+  return { tenant, conversation: keyedHash(opts.secret, 'derived', tenant, derivedConversation(messages, hashes)), explicit: false };
 }

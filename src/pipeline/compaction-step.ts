@@ -7,7 +7,7 @@ import { chooseBase } from './choose-view.js';
 import { type Decision, compactInline, unchanged } from './compact-inline.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import type { StepContext } from './step-context.js';
-import { countRequest } from './token-service.js';
+import { type RequestTokens, countRequest } from './token-service.js';
 
 // The compaction part of the request path (DESIGN "One request"): count tokens → identify →
 // load record → choose the view → plan: fits / reuse / compact / degrade. The handler forwards
@@ -21,7 +21,7 @@ export function createCompactionStep(deps: PipelineDeps): CompactionStep {
       log.tokensIn = tokens.tokensIn;
       if (!model || model.compaction.strategy === 'off') return createChatPlan({ deps, log, tokens, model });
 
-      const ctx = stepContext(deps, input, model, tokens.counter);
+      const ctx = stepContext(deps, input, model, tokens);
       const budget = deps.tokens.budgetFor(model, body, tokens.toolsTokens);
       const a = analyze(body.messages, tokens.perMessage, tokens.hashes, tokens.primingTokens, tokens.countMessage);
       const decision = await decide(ctx, a, budget);
@@ -45,9 +45,9 @@ export function createCompactionStep(deps: PipelineDeps): CompactionStep {
   }
 }
 
-function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig, counter: StepContext['counter']): StepContext {
+function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig, tokens: RequestTokens): StepContext {
   const { config, metrics } = deps;
-  const identity = identify(input.req.headers, input.body.messages, { header: config.server.conversation_header, secret: deps.secret });
+  const identity = identify(input.req.headers, input.body.messages, { header: config.server.conversation_header, secret: deps.secret }, tokens.hashes);
   input.log.conversation = identity.conversation.slice(0, 16);
   const summarizerModel = model.compaction.summarizer?.model ?? 'none';
   return {
@@ -55,7 +55,7 @@ function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig
     model,
     identity,
     key: { tenant: identity.tenant, conversation: identity.conversation },
-    counter,
+    counter: tokens.counter,
     log: input.log,
     signal: input.signal,
     authorization: credentialOf(input.req.headers) || undefined,
