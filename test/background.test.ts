@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream } from '../src/dev/fake-upstream.js';
-import { prose } from './helpers/conversation.js';
+import { converse, prose } from './helpers/conversation.js';
 import { type Harness, startHarness, testConfig, SUMMARIZER, smallModel } from './helpers/harness.js';
 import { startRecapProcess, writeConfigFile } from './helpers/recap-process.js';
 
@@ -25,16 +25,8 @@ describe('background pre-compaction', () => {
   it('prepares the checkpoint off the request path, so the crossing turn reuses it', async () => {
     const h = await startHarness({ fake: { summarizerModel: SUMMARIZER, summarizerLatencyMs: 200 }, models: [model] });
     harnesses.push(h);
-    const client = h.client({ conversation: 'bg-ready' });
-    const messages: Msg[] = [{ role: 'system', content: 'ops' }];
-    const actions: string[] = [];
-    for (let t = 1; t <= 40; t++) {
-      messages.push({ role: 'user', content: prose(t) });
-      const { data, response } = await client.chat.completions.create({ model: MODEL, messages }).withResponse();
-      actions.push(response.headers.get('x-recap-action')!);
-      messages.push({ role: 'assistant', content: data.choices[0]!.message.content ?? '' });
-      await h.recap.runtime.background.idle();
-    }
+    // Between turns the background job gets its time, as between a user's messages.
+    const { actions } = await converse(h.client({ conversation: 'bg-ready' }), { model: MODEL, rounds: 40, afterTurn: () => h.recap.runtime.background.idle() });
     expect(actions).not.toContain('compacted');
     expect(actions).not.toContain('degraded');
     expect(actions.filter((a) => a === 'reused').length).toBeGreaterThan(10);
@@ -46,15 +38,7 @@ describe('background pre-compaction', () => {
     harnesses.push(h);
     h.fake.setDefault((req) => ((req.json as { model?: string } | undefined)?.model === SUMMARIZER ? { status: 500 } : undefined));
     const client = h.client({ conversation: 'bg-fail' });
-    const messages: Msg[] = [{ role: 'system', content: 'ops' }];
-    const actions: string[] = [];
-    for (let t = 1; t <= 24; t++) {
-      messages.push({ role: 'user', content: prose(t) });
-      const { data, response } = await client.chat.completions.create({ model: MODEL, messages }).withResponse();
-      actions.push(response.headers.get('x-recap-action')!);
-      messages.push({ role: 'assistant', content: data.choices[0]!.message.content ?? '' });
-      await h.recap.runtime.background.idle();
-    }
+    const { messages, actions } = await converse(client, { model: MODEL, rounds: 24, afterTurn: () => h.recap.runtime.background.idle() });
     expect(await metric(h.recap.url, 'recap_background_jobs_total', 'outcome="failed"')).toBeGreaterThan(0);
     const inspect = await fetch(`${h.recap.url}/recap/v1/conversations/bg-fail`, { headers: { authorization: 'Bearer sk-test-key' } });
     expect(inspect.status).toBe(404);

@@ -29,7 +29,7 @@ export function prose(turn: number, words = 80): string {
 /** Drives a conversation through the SDK, appending each reply; returns the transcript and response headers. */
 export async function converse(
   client: OpenAI,
-  opts: { model: string; rounds: number; system?: string; words?: number; onTurn?: (turn: number, action: string | null) => void },
+  opts: { model: string; rounds: number; system?: string; words?: number; afterTurn?: () => Promise<void> },
 ): Promise<{ messages: Msg[]; actions: (string | null)[] }> {
   const messages: Msg[] = [{ role: 'system', content: opts.system ?? 'You are a terse assistant for the ops team.' }];
   const actions: (string | null)[] = [];
@@ -38,8 +38,8 @@ export async function converse(
     const { data, response } = await client.chat.completions.create({ model: opts.model, messages }).withResponse();
     const action = response.headers.get('x-recap-action');
     actions.push(action);
-    opts.onTurn?.(turn, action);
     messages.push({ role: 'assistant', content: data.choices[0]!.message.content ?? '' });
+    await opts.afterTurn?.();
   }
   return { messages, actions };
 }
