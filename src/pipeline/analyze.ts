@@ -58,14 +58,15 @@ export function analyze(
   };
 }
 
-function sumFrom(values: readonly number[], from: number): number {
-  let s = 0;
-  for (let i = from; i < values.length; i++) s += values[i]!;
-  return s;
+/** Tokens of the messages after the pinned ones from index `from` up to (not including) `to`. */
+export function restTokensBetween(a: Analysis, from: number, to = a.restTokens.length): number {
+  let sum = 0;
+  for (let i = from; i < to; i++) sum += a.restTokens[i]!;
+  return sum;
 }
 
 export function viewCost(a: Analysis, base: Base): number {
-  return a.pinnedTokens + a.summaryTokens(base.summary) + sumFrom(a.restTokens, base.covered) + a.primingTokens;
+  return a.pinnedTokens + a.summaryTokens(base.summary) + restTokensBetween(a, base.covered) + a.primingTokens;
 }
 
 export function noSummaryBase(a: Analysis): Base {

@@ -1,11 +1,9 @@
 import { JobQueue } from '../background/job-queue.js';
 import { planPrepare } from '../compaction/plan.js';
-import { acceptSummary } from '../compaction/validate-summary.js';
-import type { Checkpoint } from '../store/store.js';
 import type { Analysis } from './analyze.js';
 import type { Base } from './choose-view.js';
 import { type Decision, costsOf } from './compact-inline.js';
-import { makeSummary } from './make-summary.js';
+import { checkpointForSpan } from './span-checkpoint.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { acquireCompactionLock, releaseCompactionLock } from './single-flight.js';
 import type { StepContext } from './step-context.js';
@@ -43,38 +41,12 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
     const record = await deps.records.load(ctx.key);
     if (record === 'unavailable') return 'failed';
     if (record?.checkpoints.some((cp) => cp.covered >= boundary && a.links[cp.covered - 1] === cp.chainHash)) return 'skipped';
-    const lock = await acquireCompactionLock(deps.records, ctx.key, compaction.summarizer!.timeout_ms + 30_000);
+    const lock = await acquireCompactionLock(deps.records, ctx.key, compaction.summarizer!.timeout_ms);
     if (!lock.held) return lock.reason === 'busy' ? 'skipped' : 'failed';
     try {
-      const started = performance.now();
-      const result = await makeSummary({
-        strategy: 'summarize',
-        compaction,
-        previous: base.summary,
-        evicted: a.rest.slice(base.covered, boundary),
-        evictedTokens: a.restTokens.slice(base.covered, boundary).reduce((x, y) => x + y, 0),
-        countText: ctx.counter.countText,
-        summarizer: deps.summarizer,
-        defaultUpstream: ctx.model.upstream,
-        authorization: ctx.authorization,
-        signal: shutdown.signal,
-      });
-      ctx.recordSummarizer('background', result, performance.now() - started);
-      if (!result.ok) return 'failed';
-      let replaced = a.summaryTokens(base.summary);
-      for (let i = base.covered; i < boundary; i++) replaced += a.restTokens[i]!;
-      const summaryTokens = a.summaryTokens(result.text);
-      if (acceptSummary(result.text, replaced, summaryTokens, compaction.summary_max_tokens) !== 'ok') return 'failed';
-      const checkpoint: Checkpoint = {
-        covered: boundary,
-        chainHash: a.links[boundary - 1]!,
-        summary: result.text,
-        summaryTokens,
-        coveredTokens: a.restTokens.slice(0, boundary).reduce((x, y) => x + y, 0),
-        model: compaction.summarizer!.model,
-        createdAt: Date.now(),
-      };
-      return (await deps.records.add(ctx.key, checkpoint, record?.version ?? 0)) ? 'done' : 'failed';
+      const made = await checkpointForSpan(ctx, a, base, boundary, 'summarize', 'background', shutdown.signal);
+      if (!made.ok) return 'failed';
+      return (await deps.records.add(ctx.key, made.checkpoint, record?.version ?? 0)) ? 'done' : 'failed';
     } finally {
       await releaseCompactionLock(deps.records, ctx.key, lock.token);
     }

@@ -1,7 +1,7 @@
 import type { ChatPlan } from '../chat/compaction-step.js';
 import type { RequestLog } from '../chat/request-log.js';
 import type { ModelConfig } from '../config.js';
-import type { Analysis } from './analyze.js';
+import { type Analysis, restTokensBetween } from './analyze.js';
 import type { Decision } from './compact-inline.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { releaseCompactionLock } from './single-flight.js';
@@ -26,9 +26,7 @@ export interface PlanInput {
 
 function forwardedTokens(tokens: RequestTokens, a: Analysis, d: Decision): number {
   if (!d.view) return tokens.tokensIn;
-  let rest = 0;
-  for (let i = d.omitted; i < a.restTokens.length; i++) rest += a.restTokens[i]!;
-  return a.pinnedTokens + a.summaryTokens(d.base.summary) + rest + a.primingTokens + tokens.toolsTokens;
+  return a.pinnedTokens + a.summaryTokens(d.base.summary) + restTokensBetween(a, d.omitted) + a.primingTokens + tokens.toolsTokens;
 }
 
 export function createChatPlan({ deps, log, tokens, model, compaction }: PlanInput): ChatPlan {

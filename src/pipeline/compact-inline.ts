@@ -1,12 +1,10 @@
 import { type Eviction, planCompaction, planDegrade, roundCosts } from '../compaction/plan.js';
-import { acceptSummary } from '../compaction/validate-summary.js';
-import type { CompactionConfig } from '../config.js';
 import type { Checkpoint } from '../store/store.js';
 import { type Analysis, buildView, candidates, uncoveredRounds } from './analyze.js';
 import { type Base, chooseBase } from './choose-view.js';
 import type { StepContext } from './step-context.js';
 import { acquireCompactionLock, releaseCompactionLock, waitForCompaction } from './single-flight.js';
-import { makeSummary } from './make-summary.js';
+import { checkpointForSpan } from './span-checkpoint.js';
 import type { ChatMessage } from '../chat/types.js';
 
 // The request is over the trigger on every stored base: compact it now (rule 4), sharing the
@@ -56,11 +54,11 @@ export async function compactInline(ctx: StepContext, a: Analysis, base: Base, v
   }
   let lockToken: string | null = null;
   if (strategy === 'summarize') {
-    const lock = await acquireCompactionLock(ctx.deps.records, ctx.key, compaction.summarizer!.timeout_ms + 30_000);
+    const lock = await acquireCompactionLock(ctx.deps.records, ctx.key, compaction.summarizer!.timeout_ms);
     if (!lock.held && lock.reason === 'busy') return afterWaiting(ctx, a, budget);
     lockToken = lock.held ? lock.token : null;
   }
-  return summarizeEviction(ctx, a, base, plan, strategy, lockToken, version, budget, compaction);
+  return summarizeEviction(ctx, a, base, plan, strategy, lockToken, version, budget);
 }
 
 /** Someone else is compacting this conversation: wait for it, then use what it wrote. */
@@ -71,11 +69,11 @@ async function afterWaiting(ctx: StepContext, a: Analysis, budget: number): Prom
   const { choice, fits } = chooseBase(candidates(a, fresh), ctx.model.compaction.trigger_ratio * budget);
   if (fits) return unchanged(a, choice.base);
   if (!waited) return degrade(ctx, a, choice.base, budget, 'compaction_wait_timeout');
-  const lock = await acquireCompactionLock(ctx.deps.records, ctx.key, ctx.model.compaction.summarizer!.timeout_ms + 30_000);
+  const lock = await acquireCompactionLock(ctx.deps.records, ctx.key, ctx.model.compaction.summarizer!.timeout_ms);
   if (!lock.held && lock.reason === 'busy') return degrade(ctx, a, choice.base, budget, 'compaction_busy');
   const plan = planCompaction(costsOf(a, choice.base), budget, ctx.model.compaction);
   if (plan.kind !== 'compact') return unchanged(a, choice.base);
-  return summarizeEviction(ctx, a, choice.base, plan, 'summarize', lock.held ? lock.token : null, fresh?.version ?? 0, budget, ctx.model.compaction);
+  return summarizeEviction(ctx, a, choice.base, plan, 'summarize', lock.held ? lock.token : null, fresh?.version ?? 0, budget);
 }
 
 async function summarizeEviction(
@@ -87,49 +85,15 @@ async function summarizeEviction(
   lockToken: string | null,
   version: number,
   budget: number,
-  compaction: CompactionConfig,
 ): Promise<Decision> {
   const covered = base.covered + eviction.messages;
-  const evicted = a.rest.slice(base.covered, covered);
-  const started = performance.now();
-  const result = await makeSummary({
-    strategy,
-    compaction,
-    previous: base.summary,
-    evicted,
-    evictedTokens: a.restTokens.slice(base.covered, covered).reduce((x, y) => x + y, 0),
-    countText: ctx.counter.countText,
-    summarizer: ctx.deps.summarizer,
-    defaultUpstream: ctx.model.upstream,
-    authorization: ctx.authorization,
-    signal: ctx.signal,
-  });
-  if (result.calls > 0) ctx.recordSummarizer('inline', result, performance.now() - started);
-  const release = async () => {
+  const made = await checkpointForSpan(ctx, a, base, covered, strategy, 'inline', ctx.signal);
+  if (!made.ok) {
     if (lockToken) await releaseCompactionLock(ctx.deps.records, ctx.key, lockToken);
-  };
-  if (!result.ok) {
-    await release();
-    return degrade(ctx, a, base, budget, `summarizer_${result.reason}`);
+    return degrade(ctx, a, base, budget, made.reason);
   }
-  const replaced = a.summaryTokens(base.summary) + a.restTokens.slice(base.covered, covered).reduce((x, y) => x + y, 0);
-  const summaryTokens = a.summaryTokens(result.text);
-  const verdict = acceptSummary(result.text, replaced, summaryTokens, compaction.summary_max_tokens);
-  if (strategy === 'summarize' && verdict !== 'ok') {
-    ctx.deps.metrics.summarizerCalls.inc({ model: compaction.summarizer!.model, outcome: verdict, mode: 'inline' });
-    await release();
-    return degrade(ctx, a, base, budget, `summary_${verdict}`);
-  }
-  const checkpoint: Checkpoint = {
-    covered,
-    chainHash: a.links[covered - 1]!,
-    summary: result.text,
-    summaryTokens,
-    coveredTokens: a.restTokens.slice(0, covered).reduce((x, y) => x + y, 0),
-    model: strategy === 'summarize' ? compaction.summarizer!.model : strategy,
-    createdAt: Date.now(),
-  };
-  const newBase: Base = { covered, summary: result.text || null, checkpoint };
+  const { checkpoint } = made;
+  const newBase: Base = { covered, summary: checkpoint.summary || null, checkpoint };
   return {
     action: 'compacted',
     base: newBase,

@@ -11,8 +11,12 @@ const POLL_MS = 25;
 
 export type LockResult = { held: true; token: string } | { held: false; reason: 'busy' | 'unavailable' };
 
-export async function acquireCompactionLock(records: Records, key: ConversationKey, ttlMs: number): Promise<LockResult> {
-  const token = await records.tryLock(key, COMPACTION_LOCK, ttlMs);
+// The lock outlives the summarizer's own timeout by this much (the holder writes the checkpoint once
+// the upstream answers); it expires by itself if its holder dies.
+const LOCK_MARGIN_MS = 30_000;
+
+export async function acquireCompactionLock(records: Records, key: ConversationKey, summarizerTimeoutMs: number): Promise<LockResult> {
+  const token = await records.tryLock(key, COMPACTION_LOCK, summarizerTimeoutMs + LOCK_MARGIN_MS);
   if (token === 'unavailable') return { held: false, reason: 'unavailable' };
   return token ? { held: true, token } : { held: false, reason: 'busy' };
 }
