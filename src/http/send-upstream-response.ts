@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { clientResponseHeaders } from '../upstream/headers.js';
 
@@ -18,7 +18,7 @@ export type SendOutcome = 'complete' | 'client_closed' | 'upstream_broken';
  * breaks mid-body the client connection is destroyed (a broken stream, never a clean end); if
  * the client goes away the upstream request is destroyed with it.
  */
-export async function sendUpstreamResponse(
+export function sendUpstreamResponse(
   res: ServerResponse,
   upstream: Dispatcher.ResponseData,
   opts: SendOptions = {},
@@ -30,19 +30,29 @@ export async function sendUpstreamResponse(
   // replies leave with their first body chunk in one write.
   if (String(upstream.headers['content-type'] ?? '').includes('text/event-stream')) res.flushHeaders();
   if (opts.observe) upstream.body.on('data', opts.observe);
-  // Whichever side failed first names the outcome; pipeline then tears down the other side.
-  let failure: SendOutcome | undefined;
-  upstream.body.once('error', () => {
-    failure ??= 'upstream_broken';
+  return relay(upstream.body, res);
+}
+
+/**
+ * `body.pipe(res)` (which keeps backpressure) plus teardown: whichever side fails first names the
+ * outcome and the other side is destroyed with it. Not `stream.pipeline`: on every completed
+ * response it aborts an AbortController of its own, building a DOMException with a stack trace,
+ * a measurable share of a proxied request's CPU.
+ */
+function relay(body: Readable, res: ServerResponse): Promise<SendOutcome> {
+  return new Promise((resolve) => {
+    let outcome: SendOutcome | undefined;
+    const settle = (result: SendOutcome) => {
+      if (outcome) return;
+      outcome = result;
+      if (result !== 'complete') {
+        body.destroy();
+        res.destroy();
+      }
+      resolve(result);
+    };
+    body.once('error', () => settle('upstream_broken'));
+    res.once('close', () => settle(res.writableFinished ? 'complete' : 'client_closed'));
+    body.pipe(res);
   });
-  res.once('close', () => {
-    if (!res.writableFinished) failure ??= 'client_closed';
-  });
-  try {
-    await pipeline(upstream.body, res);
-    return 'complete';
-  } catch {
-    if (!res.destroyed) res.destroy();
-    return failure ?? 'upstream_broken';
-  }
 }
