@@ -41,7 +41,8 @@ async function startScript(name: string, args: string[]): Promise<{ child: Child
   }
 }
 
-export async function startTargets(): Promise<Targets> {
+/** `recapCli`: how to run recap's CLI (overhead-recap.ts), normally the compiled one as `npm start` runs it. */
+export async function startTargets(recapCli: string[]): Promise<Targets> {
   const children: Child[] = [];
   const stop = async () => {
     await Promise.all(children.map((c) => c.stop()));
@@ -52,7 +53,7 @@ export async function startTargets(): Promise<Targets> {
     const origin = new URL(upstream.url).origin;
     const pipe = await startScript('pipe', ['bench/overhead-pipe.ts', '--upstream', origin]);
     children.push(pipe.child);
-    const recap = await startRecapChild(upstream.url);
+    const recap = await startRecapChild(upstream.url, recapCli);
     children.push(recap.child);
 
     const live: Target[] = [
