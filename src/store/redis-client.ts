@@ -3,7 +3,8 @@ import { parseRedisUrl } from './redis-url.js';
 
 // An ioredis client tuned to fail open (DESIGN rule 8): a command either gets an answer within the
 // command timeout or fails at once, and nothing is queued to be replayed after an outage, when it
-// would be stale (a lock or checkpoint written long after its request gave up).
+// would be stale (a lock or checkpoint written long after its request gave up). A write already on
+// the wire when Redis froze is refused by its own deadline instead (write-deadline.ts).
 
 /** Short: while connecting, commands already fail fast; this only bounds one connection attempt. */
 export const CONNECT_TIMEOUT_MS = 1_000;

@@ -1,9 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { mergeCheckpoint } from './checkpoints.js';
 import { conversationTag } from './conversation-tag.js';
+import { newLockToken, ReleaseRetries } from './lock-release.js';
 import { withDeadline } from './deadline.js';
 import { CONNECT_TIMEOUT_MS, createRedisClient, whenConnected } from './redis-client.js';
 import { defineRecapScripts, type ScriptedClient } from './redis-scripts.js';
+import { readWithClock, writeDeadline } from './write-deadline.js';
 import {
   StoreUnavailableError,
   type AddCheckpointResult,
@@ -34,6 +35,7 @@ export class RedisStore implements Store {
   // Set by an error or a lost connection, cleared by 'ready': tells "down" from "still starting".
   private troubled = false;
   private closed = false;
+  private readonly releaseRetries = new ReleaseRetries();
 
   /** Connects and waits for the first outcome, but never fails: a store that is down fails open. */
   static async open(options: RedisStoreOptions): Promise<RedisStore> {
@@ -71,37 +73,52 @@ export class RedisStore implements Store {
 
   async addCheckpoint(key: ConversationKey, checkpoint: Checkpoint, expectedVersion: number): Promise<AddCheckpointResult> {
     const recordKey = this.recordKey(key);
-    return this.run('addCheckpoint', async () => {
+    return this.run('addCheckpoint', async (remainingMs) => {
       // The merge happens here rather than in Lua, so both stores share one mergeCheckpoint; the
       // script's version check rejects the write if anyone wrote in between.
-      const [version, checkpoints] = await this.client.hmget(recordKey, 'v', 'd');
+      const read = await readWithClock<[string | null, string | null]>(this.client, (p) => p.hmget(recordKey, 'v', 'd'));
+      const [version, checkpoints] = read.reply;
       const current = Number(version ?? 0);
       if (current !== expectedVersion) return { ok: false, current };
       const merged = mergeCheckpoint(checkpoints ? parseCheckpoints(checkpoints) : [], checkpoint, this.options.maxCheckpoints);
-      const [ok, now] = await this.client.recapCompareAndSet(recordKey, expectedVersion, JSON.stringify(merged), Date.now(), this.options.ttlMs);
+      const deadline = writeDeadline(read, remainingMs());
+      const [ok, now] = await this.client.recapCompareAndSet(recordKey, deadline, expectedVersion, JSON.stringify(merged), Date.now(), this.options.ttlMs);
       return ok === 1 ? { ok: true, version: now } : { ok: false, current: now };
     });
   }
 
   async delete(key: ConversationKey): Promise<boolean> {
     const recordKey = this.recordKey(key);
-    return this.run('delete', async () => (await this.client.del(recordKey)) > 0);
+    return this.run('delete', async (remainingMs) => {
+      const read = await readWithClock<number>(this.client, (p) => p.exists(recordKey));
+      if (read.reply === 0) return false;
+      return (await this.client.recapDelete(recordKey, writeDeadline(read, remainingMs()))) > 0;
+    });
   }
 
   async tryLock(key: ConversationKey, boundary: string, ttlMs: number): Promise<string | null> {
     const lockKey = this.lockKey(key, boundary);
-    return this.run('tryLock', async () => {
-      const token = randomBytes(16).toString('base64url');
-      const set = await this.client.set(lockKey, token, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX');
+    return this.run('tryLock', async (remainingMs) => {
+      const read = await readWithClock<string | null>(this.client, (p) => p.get(lockKey));
+      if (read.reply !== null) return null;
+      const token = newLockToken(ttlMs);
+      const set = await this.client.recapLock(lockKey, writeDeadline(read, remainingMs()), token, Math.max(1, Math.ceil(ttlMs)));
       return set === 'OK' ? token : null;
     });
   }
 
   async unlock(key: ConversationKey, boundary: string, token: string): Promise<void> {
     const lockKey = this.lockKey(key, boundary);
-    return this.run('unlock', async () => {
-      await this.client.recapCompareAndDelete(lockKey, token);
-    });
+    const release = () =>
+      this.run('unlock', async () => {
+        await this.client.recapCompareAndDelete(lockKey, token);
+      });
+    try {
+      await release();
+    } catch (err) {
+      this.releaseRetries.retry(token, release);
+      throw err;
+    }
   }
 
   async isLocked(key: ConversationKey, boundary: string): Promise<boolean> {
@@ -123,16 +140,21 @@ export class RedisStore implements Store {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.releaseRetries.close();
     const quit = this.client.quit().then(() => undefined);
     await withDeadline(quit, this.options.commandTimeoutMs, () => new Error('quit timed out')).catch(() => undefined);
     // Stops reconnecting even when QUIT could not be sent.
     this.client.disconnect();
   }
 
-  /** Runs one operation within the command timeout; whatever goes wrong becomes StoreUnavailableError. */
-  private run<T>(operation: string, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one operation within the command timeout; whatever goes wrong becomes StoreUnavailableError.
+   * `work` gets the time it has left, which bounds the deadline of any write it sends.
+   */
+  private run<T>(operation: string, work: (remainingMs: () => number) => Promise<T>): Promise<T> {
     const { commandTimeoutMs } = this.options;
-    const guarded = work().catch((err: unknown) => {
+    const giveUpAt = performance.now() + commandTimeoutMs;
+    const guarded = work(() => giveUpAt - performance.now()).catch((err: unknown) => {
       const reason = err instanceof Error ? err.message : String(err);
       throw new StoreUnavailableError(`redis ${operation}: ${reason}`, { cause: err });
     });

@@ -52,7 +52,10 @@ export interface Store {
   delete(key: ConversationKey): Promise<boolean>;
   /** A random token when this caller now holds the lock, null when someone else does. */
   tryLock(key: ConversationKey, boundary: string, ttlMs: number): Promise<string | null>;
-  /** Releases the lock only if `token` still holds it (an expired lock may belong to someone else now). */
+  /**
+   * Releases the lock only if `token` still holds it (an expired lock may belong to someone else now).
+   * When the store cannot answer, it keeps trying in the background until the lock expires.
+   */
   unlock(key: ConversationKey, boundary: string, token: string): Promise<void>;
   isLocked(key: ConversationKey, boundary: string): Promise<boolean>;
   ping(): Promise<void>;

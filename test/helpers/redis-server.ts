@@ -18,10 +18,11 @@ export interface ThrowawayRedis {
   stop(): Promise<void>;
 }
 
-export async function startRedisServer(): Promise<ThrowawayRedis> {
+/** `extraArgs` are redis-server options, e.g. `['--enable-debug-command', 'local']` for DEBUG SLEEP. */
+export async function startRedisServer(extraArgs: string[] = []): Promise<ThrowawayRedis> {
   const [port = 0] = await freePorts(1);
   const dir = await mkdtemp(join(tmpdir(), 'recap-redis-'));
-  let child: ChildProcess = await spawnRedisServer(port, dir);
+  let child: ChildProcess = await spawnRedisServer(port, dir, extraArgs);
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
@@ -31,7 +32,7 @@ export async function startRedisServer(): Promise<ThrowawayRedis> {
     },
     restart: async () => {
       await killProcess(child, 'SIGKILL');
-      child = await spawnRedisServer(port, dir);
+      child = await spawnRedisServer(port, dir, extraArgs);
     },
     stop: async () => {
       await killProcess(child, 'SIGKILL');

@@ -1,0 +1,140 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startHarness, SUMMARIZER, smallModel } from '../helpers/harness.js';
+import { prose } from '../helpers/conversation.js';
+import { redisCli, waitFor } from '../helpers/redis-process.js';
+import { startRedisServer, type ThrowawayRedis } from '../helpers/redis-server.js';
+import { debugSleep, pauseWrites, writesResumed } from './redis-freeze.js';
+
+// Issue 9, Redis faults: Redis killed or frozen while a request compacts. Each case checks what the
+// client got (served, its action, in time), how often the summarizer was asked, and what Redis
+// holds once it recovers: no checkpoint written after its request gave up, no lock left behind,
+// one checkpoint per boundary.
+
+type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+const MODEL = 'gpt-test-small';
+const BOUND_MS = 250; // store.command_timeout_ms
+const SUMMARIZER_MS = 100;
+// A compacting request makes at most four store calls one after the other (load, lock, write,
+// unlock), each bounded; the rest of its time is the summarizer's. Every freeze below lasts longer
+// than this, so a request that waited for Redis to come back would fail the check.
+const SERVED_WITHIN_MS = SUMMARIZER_MS + 4 * BOUND_MS + 1_000;
+
+let redis: ThrowawayRedis;
+let h: Harness;
+beforeAll(async () => {
+  // Persistent, so that a killed Redis comes back with what it held, a lock included.
+  redis = await startRedisServer(['--enable-debug-command', 'local', '--appendonly', 'yes', '--appendfsync', 'always']);
+  h = await startHarness({
+    fake: { summarizerModel: SUMMARIZER, summarizerLatencyMs: SUMMARIZER_MS },
+    models: [smallModel()],
+    extra: {
+      store: { url: redis.url, command_timeout_ms: BOUND_MS },
+      background: { enabled: false },
+      // Short, so that a lock left behind shows as a degraded turn quickly.
+      server: { compaction_wait_ms: 1_000 },
+    },
+  });
+});
+afterAll(async () => {
+  await h?.close();
+  await redis?.stop();
+});
+
+/** `turns` rounds: over the model's trigger from 30 on, so every such request needs a summary. */
+function history(turns: number): Msg[] {
+  const messages: Msg[] = [{ role: 'system', content: 'You help the ops team.' }];
+  for (let t = 1; t <= turns; t++) messages.push({ role: 'user', content: prose(t) }, { role: 'assistant', content: `noted ${t}` });
+  messages.push({ role: 'user', content: 'so, what now?' });
+  return messages;
+}
+
+async function send(conversation: string, messages: Msg[]) {
+  const started = performance.now();
+  const { data, response } = await h.client({ conversation }).chat.completions.create({ model: MODEL, messages }).withResponse();
+  expect(data.choices[0]!.message.content).toBeTruthy();
+  return { action: response.headers.get('x-recap-action'), ms: performance.now() - started };
+}
+
+async function record(conversation: string): Promise<{ version: number; checkpoints: { covered_messages: number }[] } | null> {
+  const res = await fetch(`${h.recap.url}/recap/v1/conversations/${conversation}`, { headers: { authorization: 'Bearer sk-test-key' } });
+  if (res.status === 404) return null;
+  expect(res.status).toBe(200);
+  return (await res.json()) as { version: number; checkpoints: { covered_messages: number }[] };
+}
+
+async function lockKeys(): Promise<string[]> {
+  return (await redisCli(redis.port, '--scan', '--pattern', '*:lock:*')).split('\n').filter(Boolean);
+}
+
+const summarizerCalls = () => h.fake.summarizerRequests().length;
+
+/** After recovery the conversation compacts once more and then reuses: one write, one checkpoint. */
+async function expectRecovered(conversation: string, turns: number) {
+  expect((await send(conversation, history(turns))).action).toBe('compacted');
+  expect((await send(conversation, history(turns + 1))).action).toBe('reused');
+  const after = await record(conversation);
+  expect(after?.version).toBe(1);
+  expect(after?.checkpoints).toHaveLength(1);
+  expect(await lockKeys()).toEqual([]);
+}
+
+describe('Redis faults during a compaction', () => {
+  it('CLIENT PAUSE WRITE during the compare-and-set: served in time, the held write never lands, the lock is freed', async () => {
+    const conv = 'pause-cas';
+    const calls = summarizerCalls();
+    const first = send(conv, history(30));
+    // The request holds the lock and waits for its summary; its checkpoint write comes next.
+    await waitFor('the summarizer call', async () => summarizerCalls() > calls);
+    await pauseWrites(redis.port, 3_500);
+    const a = await first;
+    // A later turn while writes are still held: it cannot load, lock or write.
+    const b = await send(conv, history(31));
+    for (const r of [a, b]) {
+      expect(r.action).toBe('compacted');
+      expect(r.ms).toBeLessThan(SERVED_WITHIN_MS);
+    }
+    await writesResumed(redis.port);
+    expect(await record(conv)).toBeNull();
+    expect(await lockKeys()).toEqual([]);
+
+    await expectRecovered(conv, 32);
+    expect(summarizerCalls() - calls).toBe(3);
+  });
+
+  it('DEBUG SLEEP while a request compacts: served in time, nothing it sent lands when Redis wakes', async () => {
+    const conv = 'sleep-lock';
+    const calls = summarizerCalls();
+    const { woke } = await debugSleep(redis.port, 3_000);
+    const r = await send(conv, history(30));
+    expect(r.action).toBe('compacted');
+    expect(r.ms).toBeLessThan(SERVED_WITHIN_MS);
+    await woke;
+    expect(await record(conv)).toBeNull();
+    // A lock taken when Redis woke would make the next turns wait for it and degrade.
+    expect(await lockKeys()).toEqual([]);
+
+    await expectRecovered(conv, 31);
+    expect(summarizerCalls() - calls).toBe(2);
+  });
+
+  it('Redis killed during the compare-and-set: served at once; back with its data, the dead request\'s lock is freed', async () => {
+    const conv = 'kill-cas';
+    const calls = summarizerCalls();
+    const first = send(conv, history(30));
+    await waitFor('the summarizer call', async () => summarizerCalls() > calls);
+    await redis.kill();
+    const a = await first;
+    const b = await send(conv, history(31));
+    for (const r of [a, b]) {
+      expect(r.action).toBe('compacted');
+      expect(r.ms).toBeLessThan(SERVED_WITHIN_MS);
+    }
+
+    // The lock the first request held survives the restart; its release, retried, gets through.
+    await redis.restart();
+    await waitFor('recap to reconnect', async () => (await fetch(`${h.recap.url}/readyz`)).status === 200);
+    await expectRecovered(conv, 32);
+    expect(summarizerCalls() - calls).toBe(3);
+  });
+});
