@@ -40,6 +40,11 @@ export function errorBody(err: RecapError): string {
   return JSON.stringify({ error: { message: err.message, type: err.type, param: err.param, code: err.code } });
 }
 
+/** recap's error as one SSE event, for a stream whose headers already went out (SDKs raise it). */
+export function sseErrorEvent(err: RecapError): string {
+  return `data: ${errorBody(err)}\n\n`;
+}
+
 /** Answers with a recap error unless headers already went out (then the connection is cut). */
 export function sendError(res: ServerResponse, err: RecapError, extraHeaders: Record<string, string> = {}): void {
   if (res.headersSent) {

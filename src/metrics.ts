@@ -17,7 +17,7 @@ export function createMetrics() {
     tokensIn: new Counter({ ...r, name: 'recap_tokens_in_total', help: 'Prompt tokens the clients sent (estimate)', labelNames: ['model'] }),
     tokensOut: new Counter({ ...r, name: 'recap_tokens_out_total', help: 'Prompt tokens recap forwarded upstream (estimate)', labelNames: ['model'] }),
     tokensSaved: new Counter({ ...r, name: 'recap_tokens_saved_total', help: 'tokens_in minus tokens_out', labelNames: ['model'] }),
-    summarizerCalls: new Counter({ ...r, name: 'recap_summarizer_calls_total', help: 'Summarizer calls by outcome (ok, error, timeout, empty, not_smaller)', labelNames: ['model', 'outcome', 'mode'] }),
+    summarizerCalls: new Counter({ ...r, name: 'recap_summarizer_calls_total', help: 'Summarizer calls by outcome (ok, error, timeout, empty, aborted, truncated, refused, not_smaller, too_long)', labelNames: ['model', 'outcome', 'mode'] }),
     summarizerDuration: new Histogram({ ...r, name: 'recap_summarizer_duration_seconds', help: 'Summarizer call latency', labelNames: ['mode'], buckets: LATENCY_BUCKETS }),
     summarizerTokens: new Counter({ ...r, name: 'recap_summarizer_tokens_total', help: 'Tokens sent to and received from the summarizer', labelNames: ['direction'] }),
     backgroundQueued: new Gauge({ ...r, name: 'recap_background_jobs_queued', help: 'Background compaction jobs waiting' }),

@@ -22,14 +22,14 @@ export interface ChatPlan {
   /** The messages to send upstream, or null to forward the client's bytes untouched. */
   messages: ChatMessage[] | null;
   headers: Record<string, string>;
+  /** The upstream answered with these headers: what watches its body go by (usage, for calibration). */
+  observe(status: number, headers: IncomingHttpHeaders): ResponseObserver | undefined;
   /**
-   * The upstream answered with these headers. A new checkpoint is written here, once the upstream
-   * accepted the trimmed request and before the client sees the reply, so that the client's next
-   * request (to any replica) finds it.
+   * Runs once the upstream's whole reply reached the client: the new checkpoint is written (when
+   * the upstream's status is below 500) and the compaction lock released, then calibration and
+   * background preparation. A reply that breaks, times out or loses its client writes nothing.
    */
-  onUpstreamResponse(status: number, headers: IncomingHttpHeaders): Promise<ResponseObserver | undefined>;
-  /** Runs after the whole response reached the client: record write, calibration, background. */
-  afterSuccess(observer: ResponseObserver | undefined): Promise<void>;
+  afterSuccess(status: number, observer: ResponseObserver | undefined): Promise<void>;
   /** Runs when the request ended any other way: releases what prepare() holds, writes nothing. */
   abandon(): Promise<void>;
 }

@@ -63,12 +63,13 @@ export function createChatHandler(deps: AppDeps) {
       plan = await deps.compaction.prepare({ req, body, model: route.model, signal, log });
       const response = await (early ?? forward(upstream, req, plan.messages ? Buffer.from(JSON.stringify({ ...body, messages: plan.messages })) : raw, signal, log));
 
-      const observer = await plan.onUpstreamResponse(response.statusCode, response.headers);
-      const outcome = await sendUpstreamResponse(res, response, { extraHeaders: plan.headers, observe: observer?.onChunk });
+      const observer = plan.observe(response.statusCode, response.headers);
+      const outcome = await sendUpstreamResponse(res, response, { upstream: upstream.name, extraHeaders: plan.headers, observe: observer?.onChunk });
       log.outcome = outcome;
+      if (outcome === 'upstream_timeout') log.error = outcome;
       if (outcome === 'complete') {
         succeeded = true;
-        await plan.afterSuccess(observer);
+        await plan.afterSuccess(response.statusCode, observer);
       }
     } catch (err) {
       aborts.abort();

@@ -25,7 +25,7 @@ export async function passthrough(
       body: hasBody ? req : null,
       signal,
     });
-    await sendUpstreamResponse(res, response);
+    await sendUpstreamResponse(res, response, { upstream: upstream.name });
     return { status: response.statusCode };
   } catch (err) {
     if (signal.aborted) return { status: 499 };

@@ -1,6 +1,11 @@
-// Writes a response body while keeping a copy of every byte sent, and breaks the connection
-// after a scripted number of bytes so clients can be tested against truncated bodies.
+// Writes a response body while keeping a copy of every byte sent, breaks the connection after a
+// scripted number of bytes so clients can be tested against truncated bodies, and goes silent
+// (with optional keep-alive pings) so they can be tested against stalled ones.
 import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ScriptedStall } from './fake-types.js';
+
+export const SSE_PING = ': ping\n\n';
 
 export class BodyWriter {
   private readonly sent: Buffer[] = [];
@@ -34,6 +39,22 @@ export class BodyWriter {
     this.record(piece);
     this.res.write(piece);
     return true;
+  }
+
+  /** Sends the headers, then nothing but pings for `stall.ms`; returns early if the connection goes. */
+  async stall(stall: ScriptedStall): Promise<void> {
+    this.res.flushHeaders();
+    const gone = new AbortController();
+    this.res.once('close', () => gone.abort());
+    const until = Date.now() + stall.ms;
+    try {
+      for (let left = stall.ms; left > 0 && this.open; left = until - Date.now()) {
+        await sleep(Math.min(left, stall.pingEveryMs ?? left), undefined, { signal: gone.signal });
+        if (stall.pingEveryMs !== undefined && until - Date.now() > 0) this.write(SSE_PING);
+      }
+    } catch {
+      // the connection closed during the silence
+    }
   }
 
   end(data?: string | Buffer): void {

@@ -53,18 +53,23 @@ async function sendChat(x: Exchange, status: number, headers: Record<string, str
   if (request.stream !== true) return sendBody(x, status, headers, completionBody(plan, x.reply.usage ?? true));
   const withUsage = x.reply.usage ?? request.stream_options?.include_usage === true;
   startEventStream(x.res, status, headers);
-  await writeEvents(x.writer, streamEvents(plan, withUsage, x.reply.sseError), () => x.options().chunkDelayMs ?? 0);
+  await writeEvents(x.writer, streamEvents(plan, withUsage, x.reply.sseError), () => x.options().chunkDelayMs ?? 0, x.reply.stall);
 }
 
-function sendBody(x: Exchange, status: number, headers: Record<string, string>, body: unknown): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  const bytes = Buffer.from(text);
+async function sendBody(x: Exchange, status: number, headers: Record<string, string>, body: unknown): Promise<void> {
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   x.res.writeHead(status, {
-    'content-type': typeof body === 'string' && !parsesAsJson(body) ? 'text/plain; charset=utf-8' : 'application/json',
+    'content-type': contentTypeOf(body),
     'content-length': String(bytes.length),
     ...headers,
   });
+  if (x.reply.stall) await x.writer.stall(x.reply.stall);
   x.writer.end(bytes);
+}
+
+function contentTypeOf(body: unknown): string {
+  if (Buffer.isBuffer(body)) return 'application/octet-stream';
+  return typeof body === 'string' && !parsesAsJson(body) ? 'text/plain; charset=utf-8' : 'application/json';
 }
 
 function modelsList(summarizerModel: string | undefined): object {

@@ -41,7 +41,7 @@ export interface ScriptedToolCall {
 export interface ScriptedReply {
   status?: number;
   headers?: Record<string, string>;
-  /** Sent verbatim (a string) or as JSON, instead of the route's generated body. */
+  /** Sent verbatim (a string or a Buffer, e.g. gzip bytes) or as JSON, instead of the route's generated body. */
   body?: unknown;
   /** Assistant text of a chat completion. */
   content?: string;
@@ -57,6 +57,16 @@ export interface ScriptedReply {
   finishReason?: string;
   /** Streaming only: emit `data: {"error": sseError}` after the content, then end without [DONE]. */
   sseError?: unknown;
+  /** Go silent once the headers are out (a stream: after `afterEvents` events), then carry on. */
+  stall?: ScriptedStall;
+}
+
+export interface ScriptedStall {
+  ms: number;
+  /** Streams only: SSE events sent before the silence; default 0. */
+  afterEvents?: number;
+  /** During the silence, send an SSE comment (`: ping`) this often, as servers do to keep streams open. */
+  pingEveryMs?: number;
 }
 
 export interface EnqueueOptions {

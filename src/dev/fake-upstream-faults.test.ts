@@ -1,4 +1,5 @@
-// Faults the fake injects (broken streams, in-band errors, latency) and early client closes.
+// Faults the fake injects (broken streams, in-band errors, latency, stalls) and early client closes.
+import { gzipSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream, type RecordedRequest } from './fake-upstream.js';
@@ -83,5 +84,39 @@ describe('in-band errors and delays', () => {
     const impatient = new OpenAI({ baseURL: fake.url, apiKey: 'test', maxRetries: 0, timeout: 100 });
     await expect(impatient.chat.completions.create(ask)).rejects.toBeInstanceOf(OpenAI.APIConnectionTimeoutError);
     await expect.poll(() => fake.chatRequests()[0]?.closedEarly).toBe(true);
+  });
+});
+
+describe('stalls', () => {
+  it('sends the headers of a JSON reply, then holds its body for stall.ms', async () => {
+    fake.enqueue({ stall: { ms: 300 } });
+    const started = Date.now();
+    const res = await fetch(`${fake.url}/chat/completions`, { method: 'POST', body: JSON.stringify(ask) });
+    const headersAt = Date.now();
+    const body = (await res.json()) as { object: string };
+    expect(headersAt - started).toBeLessThan(250);
+    expect(Date.now() - headersAt).toBeGreaterThanOrEqual(250);
+    expect(body.object).toBe('chat.completion');
+  });
+
+  it('pauses a stream after stall.afterEvents events, pinging with SSE comments that the SDK skips', async () => {
+    fake.enqueue({ stream: { chunks: ['a', 'b', 'c'] }, stall: { ms: 300, afterEvents: 2, pingEveryMs: 50 } });
+    const stream = await client.chat.completions.create({ ...ask, stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe('abc');
+    const sent = fake.sentBytes(fake.chatRequests()[0]!).toString();
+    const events = sent.split('\n\n').filter(Boolean);
+    expect(events[2]).toBe(': ping');
+    expect(events.filter((e) => e === ': ping').length).toBeGreaterThanOrEqual(3);
+    expect(events.at(-1)).toBe('data: [DONE]');
+  });
+
+  it('sends a Buffer body verbatim (e.g. gzip bytes with their content-encoding)', async () => {
+    const gz = gzipSync(JSON.stringify({ object: 'list', data: [] }));
+    fake.enqueue({ body: gz, headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' } }, { path: '/v1/models' });
+    const models = await client.models.list();
+    expect(models.data).toEqual([]);
+    expect(fake.sentBytes(fake.requests[0]!).equals(gz)).toBe(true);
   });
 });

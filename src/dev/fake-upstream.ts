@@ -1,6 +1,7 @@
 // A scripted OpenAI-compatible upstream on plain node:http for tests, the demo and benchmarks.
 // It records every request, answers chat completions (JSON or SSE) deterministically, plays
-// recap's summarizer with an extractive summary, and can inject errors, delays and broken streams.
+// recap's summarizer with an extractive summary, and can inject errors, delays, stalls and broken
+// streams.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,58 +1,97 @@
 import type { ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { Dispatcher } from 'undici';
+import { RecapError, sseErrorEvent } from '../errors.js';
+import { upstreamFailure } from '../upstream/client.js';
 import { clientResponseHeaders } from '../upstream/headers.js';
+import { sseBoundary } from './sse-boundary.js';
 
 export interface SendOptions {
+  /** The upstream's name, for recap's own error when the body fails. */
+  upstream: string;
   /** recap's own response headers (x-recap-*). */
   extraHeaders?: Record<string, string>;
   /** Sees every body chunk as it passes; must not keep or alter it. */
   observe?: (chunk: Buffer) => void;
 }
 
-export type SendOutcome = 'complete' | 'client_closed' | 'upstream_broken';
+export type SendOutcome = 'complete' | 'client_closed' | 'upstream_broken' | 'upstream_timeout';
 
 /**
- * Writes the upstream's status and headers, then pipes its body chunk by chunk: each upstream
- * chunk is one write to the client, so a stream is never re-chunked or buffered. If the upstream
- * breaks mid-body the client connection is destroyed (a broken stream, never a clean end); if
- * the client goes away the upstream request is destroyed with it.
+ * Relays the upstream's status, headers and body: each upstream chunk is one write to the client,
+ * so a stream is never re-chunked or buffered. A stream's headers go out at once (the client sees
+ * it start before the first token); any other reply's headers leave with its first body chunk, so
+ * a body that fails before its first byte is answered with recap's own error instead (thrown: 504
+ * `upstream_timeout` after `body_idle_ms` of silence, 502 otherwise), never with the upstream's
+ * headers and no body. Once bytes are out, a failing body cuts the client's connection (a broken
+ * reply, never a clean end), except that a stream that goes silent past the idle timeout between
+ * two events ends with an error event in OpenAI's shape, which SDKs raise. A client that leaves
+ * destroys the upstream body (and so the upstream request) with it.
  */
-export function sendUpstreamResponse(
-  res: ServerResponse,
-  upstream: Dispatcher.ResponseData,
-  opts: SendOptions = {},
-): Promise<SendOutcome> {
+export async function sendUpstreamResponse(res: ServerResponse, upstream: Dispatcher.ResponseData, opts: SendOptions): Promise<SendOutcome> {
   const headers = clientResponseHeaders(upstream.headers);
   for (const [name, value] of Object.entries(opts.extraHeaders ?? {})) headers[name] = value;
-  res.writeHead(upstream.statusCode, headers);
-  // A stream's headers go out at once, so the client sees it start before the first token; other
-  // replies leave with their first body chunk in one write.
-  if (String(upstream.headers['content-type'] ?? '').includes('text/event-stream')) res.flushHeaders();
-  if (opts.observe) upstream.body.on('data', opts.observe);
-  return relay(upstream.body, res);
+  const start = () => {
+    if (!res.headersSent) res.writeHead(upstream.statusCode, headers);
+  };
+  const events = String(upstream.headers['content-type'] ?? '').includes('text/event-stream') ? sseBoundary() : undefined;
+  if (events) {
+    start();
+    res.flushHeaders();
+  }
+  const { body } = upstream;
+  let clientGone = false;
+  res.once('close', () => {
+    if (res.writableFinished) return;
+    clientGone = true;
+    body.destroy();
+  });
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      opts.observe?.(chunk);
+      events?.feed(chunk);
+      start();
+      if (!res.write(chunk) && !(await drained(res))) break;
+    }
+  } catch (err) {
+    if (clientGone) return 'client_closed';
+    const failure = upstreamFailure(opts.upstream, err);
+    if (!res.headersSent) throw failure;
+    const timedOut = failure instanceof RecapError && failure.code === 'upstream_timeout';
+    if (timedOut && events?.atBoundary()) {
+      res.end(sseErrorEvent(failure));
+      return (await delivered(res)) ? 'upstream_timeout' : 'client_closed';
+    }
+    res.destroy();
+    return timedOut ? 'upstream_timeout' : 'upstream_broken';
+  }
+  if (clientGone) return 'client_closed';
+  start();
+  res.end();
+  return (await delivered(res)) ? 'complete' : 'client_closed';
 }
 
-/**
- * `body.pipe(res)` (which keeps backpressure) plus teardown: whichever side fails first names the
- * outcome and the other side is destroyed with it. Not `stream.pipeline`: on every completed
- * response it aborts an AbortController of its own, building a DOMException with a stack trace,
- * a measurable share of a proxied request's CPU.
- */
-function relay(body: Readable, res: ServerResponse): Promise<SendOutcome> {
+/** After a write the socket could not take at once: true once it drains, false if the client left. */
+function drained(res: ServerResponse): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
-    let outcome: SendOutcome | undefined;
-    const settle = (result: SendOutcome) => {
-      if (outcome) return;
-      outcome = result;
-      if (result !== 'complete') {
-        body.destroy();
-        res.destroy();
-      }
-      resolve(result);
+    const onDrain = () => {
+      res.off('close', onClose);
+      resolve(true);
     };
-    body.once('error', () => settle('upstream_broken'));
-    res.once('close', () => settle(res.writableFinished ? 'complete' : 'client_closed'));
-    body.pipe(res);
+    const onClose = () => {
+      res.off('drain', onDrain);
+      resolve(false);
+    };
+    res.once('drain', onDrain);
+    res.once('close', onClose);
   });
+}
+
+/** Whether the whole response was handed to the client's connection. */
+function delivered(res: ServerResponse): Promise<boolean> {
+  return finished(res).then(
+    () => true,
+    () => false,
+  );
 }

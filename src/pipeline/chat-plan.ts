@@ -10,10 +10,11 @@ import { calibrates, type RequestTokens } from './token-service.js';
 import { observeUsage } from './usage-observer.js';
 
 // The decision as the handler uses it: headers for the client, then callbacks as the response
-// goes out. A new checkpoint is written once the upstream accepted the trimmed request, before
-// the reply is relayed (so that requests waiting on this compaction get it without sitting through
-// a long generation, and the client's next turn finds it), and never when the client left before
-// that (rule 8).
+// goes out. A new checkpoint is written only once the upstream's reply reached the client whole:
+// a turn that the client did not get (upstream broke or went silent, client left: rule 8) leaves
+// nothing behind, and the client's retry makes its own. The compaction lock is held until then,
+// so concurrent requests of the conversation wait for the checkpoint instead of summarizing the
+// same span again, and the client's next turn, even if it beats the write, waits for it too.
 
 export interface PlanInput {
   deps: PipelineDeps;
@@ -57,16 +58,17 @@ export function createChatPlan({ deps, log, tokens, model, compaction }: PlanInp
       'x-recap-tokens-in': String(tokens.tokensIn),
       'x-recap-tokens-out': String(tokensOut),
     },
-    async onUpstreamResponse(status, headers) {
+    observe(status, headers) {
+      // Only models that calibrate need the reported usage; the others skip reading the reply.
+      return model && calibrates(model) ? observeUsage(status, headers) : undefined;
+    },
+    async afterSuccess(status, observer) {
+      // A 4xx (a rate limit, say) is still an answer to the trimmed request; keeping the checkpoint
+      // spares the client's retry another summarizer call. A 5xx writes nothing, as a failure.
       if (compaction && decision?.write && status < 500) {
         const { checkpoint, version } = decision.write;
         await deps.records.add(compaction.ctx.key, checkpoint, version);
       }
-      await release();
-      // Only models that calibrate need the reported usage; the others skip reading the reply.
-      return model && calibrates(model) ? observeUsage(status, headers) : undefined;
-    },
-    async afterSuccess(observer) {
       await release();
       const reported = observer?.promptTokens();
       if (model && reported !== undefined) {

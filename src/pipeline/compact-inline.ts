@@ -21,7 +21,7 @@ export interface Decision {
   view: ChatMessage[] | null;
   /** The most compacted stored checkpoint that applies, when it is ahead of `base` (prepared, not yet needed). */
   furthest?: Base;
-  /** A new checkpoint to write once the upstream accepted the request. */
+  /** A new checkpoint to write once the upstream's reply reached the client whole. */
   write?: { checkpoint: Checkpoint; lockToken: string | null; version: number };
   reason?: string;
 }

@@ -4,7 +4,7 @@ import { buildSummarizerMessages } from '../compaction/prompt.js';
 import { buildTemplateSummary } from '../compaction/template.js';
 import { transcriptEntries } from '../compaction/transcript.js';
 import type { CompactionConfig } from '../config.js';
-import { type Summarizer, SummarizerError } from '../summarizer/client.js';
+import { type Summarizer, SummarizerError, type SummarizerFailure } from '../summarizer/client.js';
 
 // Turns an evicted span into the next summary text, by the model's strategy. Only `summarize`
 // can fail; the caller degrades on failure (rule 8).
@@ -27,7 +27,7 @@ export interface SummaryRequest {
 
 export type SummaryResult =
   | { ok: true; text: string; summarizerTokens: number; calls: number }
-  | { ok: false; reason: 'error' | 'timeout' | 'empty' | 'aborted'; calls: number; summarizerTokens: number };
+  | { ok: false; reason: SummarizerFailure; calls: number; summarizerTokens: number };
 
 export async function makeSummary(req: SummaryRequest): Promise<SummaryResult> {
   if (req.strategy === 'window') return { ok: true, text: req.previous ?? '', summarizerTokens: 0, calls: 0 };

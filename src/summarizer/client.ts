@@ -1,7 +1,8 @@
 import type { ChatMessage } from '../chat/types.js';
 import type { UpstreamRegistry } from '../upstream/client.js';
+import { readSummarizerReply, type SummarizerFailure } from './reply.js';
 
-export type SummarizerFailure = 'error' | 'timeout' | 'empty' | 'aborted';
+export type { SummarizerFailure } from './reply.js';
 
 export class SummarizerError extends Error {
   constructor(
@@ -53,14 +54,10 @@ export function createSummarizer(upstreams: UpstreamRegistry): Summarizer {
         signal,
       });
       const text = await res.body.text();
-      if (res.statusCode >= 400) throw new SummarizerError('error', `summarizer answered ${res.statusCode}: ${text.slice(0, 200)}`);
-      const json = JSON.parse(text) as {
-        choices?: { message?: { content?: string | null } }[];
-        usage?: { prompt_tokens?: number; completion_tokens?: number };
-      };
-      const content = json.choices?.[0]?.message?.content?.trim() ?? '';
-      if (!content) throw new SummarizerError('empty', 'summarizer returned no text');
-      return { text: content, promptTokens: json.usage?.prompt_tokens, completionTokens: json.usage?.completion_tokens };
+      if (res.statusCode >= 300) throw new SummarizerError('error', `summarizer answered ${res.statusCode}: ${text.slice(0, 200)}`);
+      const reply = readSummarizerReply(text);
+      if (!reply.ok) throw new SummarizerError(reply.reason, reply.detail);
+      return { text: reply.text, promptTokens: reply.promptTokens, completionTokens: reply.completionTokens };
     } catch (err) {
       if (err instanceof SummarizerError) throw err;
       if (timeout.aborted) throw new SummarizerError('timeout', `summarizer timed out after ${call.timeoutMs} ms`);

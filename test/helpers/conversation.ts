@@ -43,3 +43,19 @@ export async function converse(
   }
   return { messages, actions };
 }
+
+/** 30 rounds of `prose()` after a system message and a last question: over the budget of `smallModel()`, so the request compacts. */
+export function overBudgetHistory(firstTurnExtra = ''): Msg[] {
+  const messages: Msg[] = [{ role: 'system', content: 'ops' }];
+  for (let t = 1; t <= 30; t++) messages.push({ role: 'user', content: `${prose(t)}${t === 1 ? firstTurnExtra : ''}` }, { role: 'assistant', content: `ok ${t}` });
+  messages.push({ role: 'user', content: 'what next?' });
+  return messages;
+}
+
+/** How many checkpoints recap holds for a conversation, as its owner sees them through the inspection API. */
+export async function storedCheckpoints(recapUrl: string, conversation: string, apiKey = 'sk-test-key'): Promise<number> {
+  const res = await fetch(`${recapUrl}/recap/v1/conversations/${encodeURIComponent(conversation)}`, { headers: { authorization: `Bearer ${apiKey}` } });
+  if (res.status === 404) return 0;
+  if (res.status !== 200) throw new Error(`inspection answered ${res.status}`);
+  return ((await res.json()) as { checkpoints: unknown[] }).checkpoints.length;
+}
