@@ -41,7 +41,9 @@ describe('strategies', () => {
     const summary = body.messages[1]!.content;
     expect(summary.startsWith(SUMMARY_MARKER)).toBe(true);
     expect(summary).toContain(TEMPLATE_HEADER);
-    expect(Buffer.byteLength(summary)).toBeLessThan(600 + 200);
+    const rollup = summary.slice(summary.indexOf('">\n') + 3, summary.lastIndexOf('\n</recap_summary>'));
+    expect(rollup.startsWith(TEMPLATE_HEADER)).toBe(true);
+    expect(Buffer.byteLength(rollup)).toBeLessThanOrEqual(600);
     expect(h.fake.summarizerRequests()).toHaveLength(0);
     expect((await send(overBudget())).action).toBe('reused');
   });
@@ -67,8 +69,9 @@ describe('strategies', () => {
     expect(calls.length).toBeGreaterThan(1);
     const firstReply = (JSON.parse(h.fake.sentBytes(calls[0]!).toString()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content;
     expect(calls[1]!.body).toContain(JSON.stringify(firstReply.split('\n')[0]).slice(1, -1));
-    expect(calls[0]!.body).not.toContain('previous_summary>');
-    expect(calls[1]!.body).toContain('previous_summary>');
+    // The instructions name the tag too; the input (the user message) carries the block itself.
+    expect(calls[0]!.json.messages[1].content).not.toContain('<previous_summary>');
+    expect(calls[1]!.json.messages[1].content).toContain('<previous_summary>');
   });
 
   it('off: forwards as is even over budget', async () => {

@@ -4,6 +4,7 @@ import { requestAbort } from '../http/client-abort.js';
 import { sendUpstreamResponse } from '../http/send-upstream-response.js';
 import type { Upstream } from '../upstream/client.js';
 import { upstreamRequestHeaders } from '../upstream/headers.js';
+import { upstreamTarget } from '../upstream/target.js';
 
 /**
  * Every `/v1/*` route other than chat completions: the request body is streamed to the default
@@ -20,7 +21,7 @@ export async function passthrough(
   try {
     const response = await upstream.request({
       method: req.method ?? 'GET',
-      path: (req.url ?? '/').replace(/^\/v1(?=\/|$|\?)/, ''),
+      path: upstreamTarget(req.url ?? '/'),
       headers: upstreamRequestHeaders(req.headers, { apiKey: upstream.config.api_key }, { chat: false, stripHeaders }),
       body: hasBody ? req : null,
       signal,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../chat/types.js';
 import { chunkTranscript, summarizeInChunks } from './chunks.js';
+import { INPUT_NOTICE } from './prompt.js';
 
 const chars = (text: string): number => text.length;
 
@@ -70,6 +71,6 @@ describe('summarizeInChunks', () => {
       maxTokens: 42,
       promptOverride: 'Custom.',
     });
-    expect(system).toBe('Custom.\n\nLength limit: at most 42 tokens.');
+    expect(system).toBe(`Custom.\n\n${INPUT_NOTICE}\n\nLength limit: at most 42 tokens.`);
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { planCompaction, planDegrade, planPrepare, roundCosts, type RoundCost, type ViewCosts } from './plan.js';
 
-// summary_max_tokens 33 reserves summaryReservation(33) = 101 tokens for the summary message.
-const ratios = { trigger_ratio: 1.0, target_ratio: 0.6, summary_max_tokens: 33, prepare_ratio: 0.8 };
+// summary_max_tokens 4 reserves summaryReservation(4) = 101 tokens for the summary message (framing included).
+const ratios = { trigger_ratio: 1.0, target_ratio: 0.6, summary_max_tokens: 4, prepare_ratio: 0.8 };
 const rounds = (...tokens: number[]): RoundCost[] => tokens.map((t) => ({ messages: 2, tokens: t }));
 const view = (r: RoundCost[], extra: Partial<ViewCosts> = {}): ViewCosts => ({
   pinnedTokens: 50,

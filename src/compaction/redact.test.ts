@@ -15,6 +15,9 @@ describe('redact: true positives', () => {
     ['xoxb-123456789012-abcdefghij', 'slack_token'],
     ['xoxp-123456789012-abcdefghij', 'slack_token'],
     ['eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk', 'jwt'],
+    ['glpat-AbCdEf1234567890xyzw', 'gitlab_token'],
+    ['hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567', 'huggingface_token'],
+    ['npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789', 'npm_token'],
   ])('%s → %s', (secret, kind) => {
     expect(redact(`before ${secret} after`)).toBe(`before [REDACTED:${kind}] after`);
   });
@@ -41,8 +44,33 @@ describe('redact: true positives', () => {
     );
   });
 
+  it('removes a PGP private key block, and a cut-short key whose newlines are JSON-escaped', () => {
+    expect(redact('-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF0abc\n-----END PGP PRIVATE KEY BLOCK-----\nok')).toBe('[REDACTED:private_key]\nok');
+    expect(redact('{"key": "-----BEGIN RSA PRIVATE KEY-----\\nMIIEpAIBAAKCAQEA1234\\nabcd", "n": 1}')).toBe('{"key": "[REDACTED:private_key]", "n": 1}');
+  });
+
+  it('removes the credentials of any Authorization scheme', () => {
+    expect(redact('Authorization: Basic dXNlcjpwYXNzd29yZA==')).toBe('Authorization: Basic [REDACTED:authorization]');
+    expect(redact('-H "Authorization: Token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"')).toBe('-H "Authorization: Token [REDACTED:authorization]"');
+    expect(redact('proxy-authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l')).toBe('proxy-authorization: Basic [REDACTED:authorization]');
+  });
+
+  it('removes the password of a URL, keeping the user and host', () => {
+    expect(redact('DATABASE_URL=postgres://app:S3cr3t-Pa55@db.internal:5432/prod')).toBe('DATABASE_URL=postgres://app:[REDACTED:url_credentials]@db.internal:5432/prod');
+    expect(redact('git clone https://oauth2:glpat-AbCdEf1234567890xyzw@gitlab.com/x.git')).toBe('git clone https://oauth2:[REDACTED:gitlab_token]@gitlab.com/x.git');
+  });
+
+  it('removes a whole password that contains & or follows "password is"', () => {
+    expect(redact('password: Tr0ub4dor&3-canary!')).toBe('password: [REDACTED:secret]');
+    expect(redact('GET /x?token=abcdefgh1234&page=2')).toBe('GET /x?token=[REDACTED:secret]&page=2');
+    expect(redact('my password is hunter2hunter2 ok')).toBe('my password is [REDACTED:secret] ok');
+    expect(redact('the passphrase was "Tr0ub4dor&3"')).toBe('the passphrase was "[REDACTED:secret]"');
+  });
+
   it('is idempotent', () => {
-    const once = redact('token=abcdefgh12 Bearer abc.def-123_xyz sk-proj-AbC123def456GHI789jkl012 password: "x y z w v u"');
+    const once = redact(
+      'token=abcdefgh12 Bearer abc.def-123_xyz sk-proj-AbC123def456GHI789jkl012 password: "x y z w v u" Authorization: Basic dXNlcjpwYXNz1 pg://a:b1234567@h password is abc12345',
+    );
     expect(redact(once)).toBe(once);
   });
 });
@@ -61,6 +89,12 @@ describe('redact: near-misses stay', () => {
     'a password: short',
     'AKIA is the prefix of AWS access keys',
     'eyJ is how base64 JSON starts',
+    'the password is required',
+    'the password is incorrect, try again',
+    'Authorization: required for every request',
+    'the Authorization header carries a Basic credential',
+    'see http://localhost:8080/docs and https://example.com/a:b@c',
+    'ssh user@host:22',
   ])('%s', (text) => {
     expect(redact(text)).toBe(text);
   });

@@ -18,8 +18,9 @@ const SECRET_LABEL =
 const SECRET_PATTERNS: ReadonlyArray<{ kind: string; pattern: RegExp }> = [
   {
     kind: 'private_key',
-    // A key block cut short (an abbreviated paste) still loses everything after its BEGIN line.
-    pattern: /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----(?:[\s\S]*?-----END \1PRIVATE KEY-----|[A-Za-z0-9+/=\s]*)/g,
+    // PEM and PGP (`… PRIVATE KEY BLOCK`). A block cut short (an abbreviated paste) still loses
+    // everything after its BEGIN line, also when its newlines are JSON-escaped (`\n`).
+    pattern: /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----(?:[\s\S]*?-----END \1PRIVATE KEY\2-----|[A-Za-z0-9+/=\s\\]*)/g,
   },
   { kind: 'anthropic_key', pattern: new RegExp(`${START}sk-ant-[A-Za-z0-9_-]{20,}`, 'g') },
   // A digit is required so that prose like `sk-learn-is-a-great-library` stays.
@@ -29,6 +30,9 @@ const SECRET_PATTERNS: ReadonlyArray<{ kind: string; pattern: RegExp }> = [
   { kind: 'aws_access_key', pattern: /(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])/g },
   { kind: 'google_api_key', pattern: new RegExp(`${START}AIza[A-Za-z0-9_-]{35}${END}`, 'g') },
   { kind: 'slack_token', pattern: new RegExp(`${START}xox[abprs]-[A-Za-z0-9-]{10,}`, 'g') },
+  { kind: 'gitlab_token', pattern: new RegExp(`${START}glpat-[A-Za-z0-9_-]{20,}`, 'g') },
+  { kind: 'huggingface_token', pattern: new RegExp(`${START}hf_[A-Za-z0-9]{30,}`, 'g') },
+  { kind: 'npm_token', pattern: new RegExp(`${START}npm_[A-Za-z0-9]{36}${END}`, 'g') },
   { kind: 'jwt', pattern: new RegExp(`${START}eyJ[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]{5,}`, 'g') },
   {
     kind: 'bearer',
@@ -36,12 +40,28 @@ const SECRET_PATTERNS: ReadonlyArray<{ kind: string; pattern: RegExp }> = [
     pattern: /(?<pre>\bBearer\s+)(?!\[REDACTED)(?:(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/=-]{8,}|[A-Za-z0-9._~+/=-]{16,})/gi,
   },
   {
+    kind: 'authorization',
+    // Any other scheme (`Basic …`, `Token …`), with the same digit-or-length test as Bearer.
+    pattern: /(?<pre>\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:[A-Za-z][A-Za-z0-9-]*\s+)?)(?!\[REDACTED)(?:(?=[^\s"',;]*[0-9])[^\s"',;]{8,}|[^\s"',;]{16,})/gi,
+  },
+  {
+    kind: 'url_credentials',
+    // The password of a URL's userinfo: `postgres://app:…@db`, `https://oauth2:…@gitlab.com`.
+    pattern: /(?<pre>\b[a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]+:)(?!\[REDACTED)[^\s/?#@]+(?<post>@)/gi,
+  },
+  {
+    kind: 'secret',
+    // "the password is hunter2hunter2": in prose a digit tells a password from a word ("is required").
+    pattern: /(?<pre>\b(?:password|passphrase|passcode)\s+(?:is|was)\s+["'`]?)(?!\[REDACTED)(?=[^\s"'`]*[0-9])[^\s"'`]{6,}/gi,
+  },
+  {
     kind: 'secret',
     pattern: new RegExp(`(?<pre>${SECRET_LABEL}["']?\\s*[:=]\\s*(?<q>["']))(?!\\[REDACTED)(?:(?!\\k<q>)[^\\n]){8,}(?<post>\\k<q>)`, 'gi'),
   },
   {
     kind: 'secret',
-    pattern: new RegExp(`(?<pre>${SECRET_LABEL}["']?\\s*[:=]\\s*)(?!\\[REDACTED)[^\\s"'\`,;&<>]{8,}`, 'gi'),
+    // `&` ends a value only where a query parameter follows (`&page=2`); passwords contain it too.
+    pattern: new RegExp(`(?<pre>${SECRET_LABEL}["']?\\s*[:=]\\s*)(?!\\[REDACTED)(?:[^\\s"'\`,;&<>]|&(?![A-Za-z0-9_.-]+=)){8,}`, 'gi'),
   },
 ];
 

@@ -1,5 +1,4 @@
 import type { ChatMessage } from '../chat/types.js';
-import { isSummaryMessage } from './summary-message.js';
 import { callsOf } from './tool-calls.js';
 
 // Cuts between rounds are the only cuts recap makes (DESIGN rule 1). A round starts at a user
@@ -7,9 +6,11 @@ import { callsOf } from './tool-calls.js';
 // together and a kept tail never starts with a `tool` message.
 //
 // A recap summary message inside the leading system/developer block (a client that echoes the
-// forwarded view, or recap chained behind recap) is not pinned: it is reported as `summaryIndex`
-// so that the caller uses its text as the previous summary. It is then carried over into the next
-// summary and never enters a transcript, so it is never summarized again as conversation.
+// forwarded view, or recap chained behind a recap with the same secret) is not pinned: it is
+// reported as `summaryIndex` so that the caller uses its text as the previous summary. It is then
+// carried over into the next summary and never enters a transcript, so it is never summarized
+// again as conversation. Which messages are recap's own is the caller's call (`isOwnSummary`: the
+// seal check), not the marker's.
 
 /** Messages [start, end) of the request. */
 export interface Round {
@@ -20,7 +21,7 @@ export interface Round {
 export interface Segmentation {
   /** Length of the leading system/developer block; those messages are never summarized. */
   pinnedCount: number;
-  /** Index of the last recap summary inside the leading block, or null. */
+  /** Index of the last of recap's own summaries inside the leading block, or null. */
   summaryIndex: number | null;
   /** Rounds covering [pinnedCount, messages.length), oldest first; the last is the newest. */
   rounds: Round[];
@@ -30,11 +31,11 @@ function isPinnedRole(m: ChatMessage): boolean {
   return m.role === 'system' || m.role === 'developer';
 }
 
-export function segment(messages: readonly ChatMessage[]): Segmentation {
+export function segment(messages: readonly ChatMessage[], isOwnSummary: (m: ChatMessage) => boolean): Segmentation {
   let pinnedCount = 0;
   let summaryIndex: number | null = null;
   while (pinnedCount < messages.length && isPinnedRole(messages[pinnedCount]!)) {
-    if (isSummaryMessage(messages[pinnedCount]!)) summaryIndex = pinnedCount;
+    if (isOwnSummary(messages[pinnedCount]!)) summaryIndex = pinnedCount;
     pinnedCount++;
   }
 
@@ -66,7 +67,7 @@ function joinToolResultsToTheirCalls(messages: readonly ChatMessage[], starts: b
   });
 }
 
-/** The leading block without any recap summary in it: what stays first, untouched. */
+/** The leading block without the summary it carries: what stays first, untouched. */
 export function pinnedMessages(messages: readonly ChatMessage[], seg: Segmentation): ChatMessage[] {
-  return messages.slice(0, seg.pinnedCount).filter((m) => !isSummaryMessage(m));
+  return messages.slice(0, seg.pinnedCount).filter((_, i) => i !== seg.summaryIndex);
 }

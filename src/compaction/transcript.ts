@@ -6,7 +6,8 @@ import { callsOf, type CallInfo } from './tool-calls.js';
 // The evicted messages as the summarizer reads them: one `ROLE: text` entry per message. Tool
 // traffic is abbreviated because its bulk (file dumps, JSON) rarely matters for a summary and
 // would crowd out the conversation. Secrets are redacted before anything is cut, so that a cut
-// never leaves half a key that no pattern recognises.
+// never leaves half a key that no pattern recognises. A message's further lines are indented, so
+// that its text cannot start a line that passes for another speaker's entry ("\nSYSTEM: …").
 
 export interface TranscriptBounds {
   /** Longest tool-call arguments shown, in characters. */
@@ -48,7 +49,11 @@ function renderMessage(m: ChatMessage, toolNames: ReadonlyMap<string, string>, b
   const lines = callsOf(m).map((c) => `${role} → ${c.kind} ${c.name}(${truncateArgs(c, bounds)})`);
   const shown = isResult ? abbreviate(text, bounds.toolResultMaxChars) : text;
   if (text !== '' || lines.length === 0) lines.unshift(`${label}: ${shown}`);
-  return lines.join('\n');
+  return lines.map(indentContinuation).join('\n');
+}
+
+function indentContinuation(line: string): string {
+  return line.replace(/\r\n?|[\n\u2028\u2029]/g, '\n  ');
 }
 
 function truncateArgs(call: CallInfo, bounds: TranscriptBounds): string {

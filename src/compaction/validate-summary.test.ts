@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { acceptSummary } from './validate-summary.js';
+import { getTokenizer } from '../tokens/encodings.js';
+import { summaryCodec } from './summary-message.js';
+import { acceptSummary, FRAMING_ALLOWANCE, summaryReservation } from './validate-summary.js';
 
 describe('acceptSummary', () => {
   it('accepts a non-empty summary within the limit and smaller than what it replaces', () => {
@@ -19,5 +21,14 @@ describe('acceptSummary', () => {
   it('rejects a summary not smaller than what it replaces', () => {
     expect(acceptSummary('s', 300, 300, 1024)).toBe('not_smaller');
     expect(acceptSummary('s', 300, 400, 1024)).toBe('not_smaller');
+  });
+});
+
+describe('summaryReservation', () => {
+  it.each(['o200k_base', 'cl100k_base', 'estimate'] as const)("leaves room for the summary message's framing (%s)", (encoding) => {
+    const framing = summaryCodec('a-secret-of-sixteen+', 'tenant').build('x').content as string;
+    const messageOverhead = 4;
+    expect(getTokenizer(encoding).count(framing) + messageOverhead).toBeLessThan(FRAMING_ALLOWANCE);
+    expect(summaryReservation(100)).toBeGreaterThan(100 + FRAMING_ALLOWANCE);
   });
 });

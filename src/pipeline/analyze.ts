@@ -1,5 +1,5 @@
 import { type Round, type Segmentation, pinnedMessages, segment } from '../compaction/rounds.js';
-import { buildSummaryMessage, summaryTextOf } from '../compaction/summary-message.js';
+import type { SummaryCodec } from '../compaction/summary-message.js';
 import type { ChatMessage } from '../chat/types.js';
 import { hashChain } from '../conversation/canonical.js';
 import type { ConversationRecord } from '../store/store.js';
@@ -22,9 +22,11 @@ export interface Analysis {
   /** Hash-chain links of `rest`; computed on first use (a request far below its budget never needs them). */
   readonly links: string[];
   primingTokens: number;
-  /** The summary a client sent back inside its pinned block, if any. */
+  /** recap's own summary, sent back by the client inside its pinned block, if any. */
   clientSummary: string | null;
   summaryTokens: (text: string | null) => number;
+  /** Builds and recognises this tenant's summary messages. */
+  codec: SummaryCodec;
 }
 
 export function analyze(
@@ -33,8 +35,9 @@ export function analyze(
   hashes: readonly string[],
   primingTokens: number,
   countMessage: (m: ChatMessage) => number,
+  codec: SummaryCodec,
 ): Analysis {
-  const seg = segment(messages);
+  const seg = segment(messages, (m) => codec.summaryTextOf(m) !== null);
   const pinned = pinnedMessages(messages, seg);
   let pinnedTokens = 0;
   for (let i = 0; i < seg.pinnedCount; i++) if (i !== seg.summaryIndex) pinnedTokens += perMessage[i]!;
@@ -53,8 +56,9 @@ export function analyze(
       return links;
     },
     primingTokens,
-    clientSummary: seg.summaryIndex === null ? null : summaryTextOf(messages[seg.summaryIndex]!),
-    summaryTokens: (text) => (text ? countMessage(buildSummaryMessage(text)) : 0),
+    clientSummary: seg.summaryIndex === null ? null : codec.summaryTextOf(messages[seg.summaryIndex]!),
+    summaryTokens: (text) => (text ? countMessage(codec.build(text)) : 0),
+    codec,
   };
 }
 
@@ -92,7 +96,7 @@ export function uncoveredRounds(a: Analysis, base: Base): Round[] {
 /** What goes upstream: pinned, then the summary (if any), then the uncovered messages from `covered`. */
 export function buildView(a: Analysis, summary: string | null, covered: number): ChatMessage[] {
   const view = [...a.pinned];
-  if (summary) view.push(buildSummaryMessage(summary));
+  if (summary) view.push(a.codec.build(summary));
   for (let i = covered; i < a.rest.length; i++) view.push(a.rest[i]!);
   return view;
 }

@@ -1,4 +1,5 @@
 import type { ChatPlan, CompactionStep, PrepareInput } from '../chat/compaction-step.js';
+import { summaryCodec } from '../compaction/summary-message.js';
 import type { ModelConfig } from '../config.js';
 import { credentialOf, identify } from '../conversation/identify.js';
 import { type Analysis, analyze, candidates, noSummaryBase, viewCost } from './analyze.js';
@@ -23,7 +24,8 @@ export function createCompactionStep(deps: PipelineDeps): CompactionStep {
 
       const ctx = stepContext(deps, input, model, tokens);
       const budget = deps.tokens.budgetFor(model, body, tokens.toolsTokens);
-      const a = analyze(body.messages, tokens.perMessage, tokens.hashes, tokens.primingTokens, tokens.countMessage);
+      const codec = summaryCodec(deps.secret, ctx.identity.tenant);
+      const a = analyze(body.messages, tokens.perMessage, tokens.hashes, tokens.primingTokens, tokens.countMessage, codec);
       const decision = await decide(ctx, a, budget);
       return createChatPlan({ deps, log, tokens, model, compaction: { ctx, a, decision, budget } });
     },

@@ -54,7 +54,9 @@ export function createSummarizer(upstreams: UpstreamRegistry): Summarizer {
         signal,
       });
       const text = await res.body.text();
-      if (res.statusCode >= 300) throw new SummarizerError('error', `summarizer answered ${res.statusCode}: ${text.slice(0, 200)}`);
+      // Only a 2xx is a summary. A redirect is not followed (undici does not) and not taken for one:
+      // its target may be anywhere, and its body is whatever the upstream put there.
+      if (res.statusCode < 200 || res.statusCode >= 300) throw new SummarizerError('error', `summarizer answered ${res.statusCode}: ${text.slice(0, 200)}`);
       const reply = readSummarizerReply(text);
       if (!reply.ok) throw new SummarizerError(reply.reason, reply.detail);
       return { text: reply.text, promptTokens: reply.promptTokens, completionTokens: reply.completionTokens };
