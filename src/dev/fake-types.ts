@@ -12,6 +12,8 @@ export interface RecordedRequest {
   receivedAt: number;
   /** The client closed the connection before the response ended. */
   closedEarly: boolean;
+  /** Body bytes a `flood` reply has handed to the socket so far. */
+  floodedBytes?: number;
 }
 
 export interface FakeUpstreamOptions {
@@ -57,6 +59,8 @@ export interface ScriptedReply {
   finishReason?: string;
   /** Streaming only: emit `data: {"error": sseError}` after the content, then end without [DONE]. */
   sseError?: unknown;
+  /** Answer with this many bytes of SSE filler, written as fast as the connection accepts them. */
+  flood?: number;
 }
 
 export interface EnqueueOptions {
