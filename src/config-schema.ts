@@ -95,8 +95,18 @@ export const serverSchema = z
     shutdown_grace_ms: positiveInt.default(10_000),
     // How long a request waits for another request's (or a background job's) compaction.
     compaction_wait_ms: positiveInt.default(5_000),
+    // Bounds on receiving a request (headers; whole request): a client trickling bytes cannot hold
+    // a connection forever. They end once the request is in; a long response stream is not cut.
+    headers_timeout_ms: positiveInt.default(60_000),
+    // 0 turns it off (e.g. for very large uploads on slow links through the passthrough routes).
+    request_timeout_ms: z.number().int().min(0).default(300_000),
   })
-  .strict();
+  .strict()
+  // Node refuses a headers timeout longer than the request timeout.
+  .refine((s) => s.request_timeout_ms === 0 || s.headers_timeout_ms <= s.request_timeout_ms, {
+    message: 'headers_timeout_ms must not exceed request_timeout_ms',
+    path: ['headers_timeout_ms'],
+  });
 
 export const tokensSchema = z
   .object({

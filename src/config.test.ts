@@ -66,6 +66,16 @@ models:
     expect(c.server.secret).toBe('a-long-enough-secret-value');
   });
 
+  it('bounds receiving a request by default and refuses a headers timeout over the request timeout', () => {
+    expect(parseConfig(base, 'f', {}).server).toMatchObject({ headers_timeout_ms: 60_000, request_timeout_ms: 300_000 });
+    const server = (s: string) => `server: { ${s} }\n${base}`;
+    expect(parseConfig(server('request_timeout_ms: 0'), 'f', {}).server.request_timeout_ms).toBe(0);
+    expect(problems(server('headers_timeout_ms: 5000, request_timeout_ms: 1000'))).toEqual([
+      'recap.yaml: server.headers_timeout_ms: headers_timeout_ms must not exceed request_timeout_ms',
+    ]);
+    expect(problems(server('headers_timeout_ms: 0'))[0]).toMatch(/^recap\.yaml: server\.headers_timeout_ms: /);
+  });
+
   it('accepts JSON', () => {
     expect(parseConfig(JSON.stringify({ upstreams: { a: { base_url: 'http://127.0.0.1:1/v1' } } }), 'f.json', {}).upstreams.a).toBeDefined();
   });

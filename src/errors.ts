@@ -24,6 +24,10 @@ export const errors = {
     new RecapError(400, 'invalid_request', message, 'invalid_request_error', param),
   bodyTooLarge: (limit: number) =>
     new RecapError(413, 'body_too_large', `Request body exceeds the limit of ${limit} bytes.`),
+  // HTTP that Node's parser refuses before any route runs (see http/client-error.ts).
+  malformedRequest: (reason: string) => new RecapError(400, 'malformed_request', `recap could not parse the HTTP request: ${reason}`),
+  requestTimeout: () => new RecapError(408, 'request_timeout', 'The request was not received in time.'),
+  headersTooLarge: () => new RecapError(431, 'headers_too_large', 'The request headers are too large.'),
   headerTooLong: (name: string, limit: number) =>
     new RecapError(400, 'header_too_long', `Header ${name} exceeds ${limit} bytes.`, 'invalid_request_error', name),
   notFound: (what: string) => new RecapError(404, 'not_found', `${what} not found.`, 'not_found_error'),

@@ -2,7 +2,9 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
+import { answerClientErrors } from './http/client-error.js';
 import { trackConnections } from './http/graceful-close.js';
+import { serverTimeouts } from './http/server-timeouts.js';
 import { createModelResolver, defaultUpstreamName, type Config } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { createRuntime, type Runtime } from './runtime.js';
@@ -44,11 +46,13 @@ export async function startRecap(config: Config, opts: StartOptions = {}): Promi
   });
   const host = opts.host ?? config.server.host;
   const server = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: opts.port ?? config.server.port, hostname: host }, () => resolve(s as Server));
+    const s = serve(
+      { fetch: app.fetch, port: opts.port ?? config.server.port, hostname: host, serverOptions: serverTimeouts(config.server) },
+      () => resolve(s as Server),
+    );
   });
   const connections = trackConnections(server);
-  // Streams may stay silent for minutes between tokens; Node's own socket timeouts must not cut them.
-  server.requestTimeout = 0;
+  answerClientErrors(server);
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;

@@ -1,4 +1,3 @@
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { type Harness, startHarness } from './helpers/harness.js';
@@ -82,32 +81,16 @@ describe('transparent forwarding', () => {
     const client = h.client();
     const models = await client.models.list();
     expect(models.data.map((m) => m.id)).toContain('gpt-4o');
-    // node:http lets the test send a Connection header that nominates a hop-by-hop field.
-    const echo = await new Promise<{ path: string; body: string }>((resolve, reject) => {
-      const body = JSON.stringify({ model: 'text-embedding-3-small', input: 'hi' });
-      const req = http.request(`${h.recap.url}/v1/embeddings?x=1`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-e', connection: 'keep-alive, x-hop', 'x-hop': 'secret-hop', 'keep-alive': 'timeout=5' },
-      });
-      req.on('response', async (res) => resolve(JSON.parse(Buffer.concat(await res.toArray()).toString())));
-      req.on('error', reject);
-      req.end(body);
+    // Hop-by-hop and Connection-nominated headers: test/hostile/hop-headers.test.ts.
+    const res = await fetch(`${h.recap.url}/v1/embeddings?x=1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-e' },
+      body: JSON.stringify({ model: 'text-embedding-3-small', input: 'hi' }),
     });
+    const echo = (await res.json()) as { path: string; body: string };
     expect(echo.path).toBe('/v1/embeddings?x=1');
     expect(JSON.parse(echo.body)).toEqual({ model: 'text-embedding-3-small', input: 'hi' });
-    const received = h.fake.requests.at(-1)!;
-    expect(received.headers['x-hop']).toBeUndefined();
-    expect(received.headers['keep-alive']).toBeUndefined();
-    expect(received.headers.authorization).toBe('Bearer sk-e');
-  });
-
-  it("replaces the client's Authorization when the upstream has its own api_key, and keeps recap's header to itself", async () => {
-    const keyed = await startHarness({ apiKey: 'sk-server-side' });
-    await rawPost(keyed.recap.url, { model: 'gpt-test-1', messages: [{ role: 'user', content: 'x' }] }, { 'x-conversation-id': 'c1' });
-    const received = keyed.fake.chatRequests()[0]!;
-    expect(received.headers.authorization).toBe('Bearer sk-server-side');
-    expect(received.headers['x-conversation-id']).toBeUndefined();
-    await keyed.close();
+    expect(h.fake.requests.at(-1)!.headers.authorization).toBe('Bearer sk-e');
   });
 
   it('sends a model with no config to the default upstream as is', async () => {
@@ -119,28 +102,6 @@ describe('transparent forwarding', () => {
 });
 
 describe('errors', () => {
-  it('answers bad JSON, non-array messages and oversized bodies in OpenAI shape without calling upstream', async () => {
-    const before = h.fake.requests.length;
-    const bad = await rawPost(h.recap.url, '{"model": "gpt-test-1", "messages": [');
-    expect(bad.status).toBe(400);
-    expect(JSON.parse(bad.bytes.toString())).toMatchObject({ error: { code: 'invalid_json', type: 'invalid_request_error' } });
-    const notArray = await rawPost(h.recap.url, { model: 'gpt-test-1', messages: 'hello' });
-    expect(notArray.status).toBe(400);
-    expect(JSON.parse(notArray.bytes.toString())).toMatchObject({ error: { code: 'invalid_request', param: 'messages' } });
-    const small = await startHarness({ extra: { server: { body_limit_bytes: 64 * 1024 } } });
-    const huge = await rawPost(small.recap.url, { model: 'gpt-test-1', messages: [{ role: 'user', content: 'x'.repeat(100 * 1024) }] });
-    expect(huge.status).toBe(413);
-    expect(JSON.parse(huge.bytes.toString())).toMatchObject({ error: { code: 'body_too_large' } });
-    expect(small.fake.requests).toHaveLength(0);
-    await small.close();
-    const sdkErr = await h
-      .client()
-      .chat.completions.create({ model: 'gpt-test-1', messages: 'nope' as never })
-      .catch((e: unknown) => e);
-    expect(sdkErr).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(h.fake.requests.length).toBe(before);
-  });
-
   it('answers 502 in OpenAI shape when the upstream cannot be reached', async () => {
     const down = await startHarness();
     await down.fake.close();

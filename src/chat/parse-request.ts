@@ -1,5 +1,6 @@
 import { isAscii } from 'node:buffer';
 import { errors } from '../errors.js';
+import { messageShapeProblem } from './message-shape.js';
 import type { ChatRequest } from './types.js';
 
 /**
@@ -28,6 +29,8 @@ export function parseChatRequest(raw: Buffer): ChatRequest {
     if (m === null || typeof m !== 'object' || Array.isArray(m) || typeof (m as { role?: unknown }).role !== 'string') {
       throw errors.invalidRequest(`messages[${i}] must be an object with a string \`role\`.`, `messages[${i}]`);
     }
+    const problem = messageShapeProblem(m as Record<string, unknown>);
+    if (problem) throw errors.invalidRequest(`messages[${i}].${problem.field} ${problem.message}.`, `messages[${i}].${problem.field}`);
   });
   return req as ChatRequest;
 }

@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 import type { BodyWriter } from './fake-body-writer.js';
 import { defaultChatReply } from './fake-default-reply.js';
 import { completionBody, errorBody, planChatReply, streamEvents } from './fake-replies.js';
+import { flood } from './fake-flood.js';
 import { pathOf } from './fake-script.js';
 import { startEventStream, writeEvents } from './fake-sse.js';
 import { extractiveSummary } from './fake-summary.js';
@@ -27,6 +28,7 @@ export interface Exchange {
 export async function respond(x: Exchange): Promise<void> {
   const status = x.reply.status ?? 200;
   const headers = { 'x-request-id': `req_fake_${x.serial}`, ...x.reply.headers };
+  if (x.reply.flood !== undefined) return flood(x.res, x.record, x.reply.flood, headers);
   if (x.reply.body !== undefined) return sendBody(x, status, headers, x.reply.body);
   if (status >= 400) return sendBody(x, status, headers, errorBody(status));
   if (x.isChatCall) {

@@ -12,6 +12,8 @@ export interface RecordedRequest {
   receivedAt: number;
   /** The client closed the connection before the response ended. */
   closedEarly: boolean;
+  /** Body bytes a `flood` reply has handed to the socket so far. */
+  floodedBytes?: number;
 }
 
 export interface FakeUpstreamOptions {
@@ -59,6 +61,8 @@ export interface ScriptedReply {
   sseError?: unknown;
   /** Go silent once the headers are out (a stream: after `afterEvents` events), then carry on. */
   stall?: ScriptedStall;
+  /** Answer with this many bytes of SSE filler, written as fast as the connection accepts them. */
+  flood?: number;
 }
 
 export interface ScriptedStall {

@@ -145,6 +145,17 @@ describe('other routes and errors', () => {
     expect(await res.text()).toBe('<html>bad gateway</html>');
   });
 
+  it('floods exactly the scripted number of bytes as SSE comments, keeping no copy', async () => {
+    fake.enqueue({ flood: 200_000 });
+    const res = await fetch(`${fake.url}/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'm', messages: [], stream: true }) });
+    const text = await res.text();
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    expect(text).toHaveLength(200_000);
+    expect(text.startsWith(': xxx')).toBe(true);
+    expect(fake.chatRequests()[0]!.floodedBytes).toBe(200_000);
+    expect(fake.sentBytes(fake.chatRequests()[0]!)).toHaveLength(0);
+  });
+
   it('lets a default script answer every request', async () => {
     fake.setDefault((req) => ({ content: `seen ${req.json?.messages?.length} messages` }));
     const completion = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] });

@@ -23,6 +23,19 @@ describe('encodings', () => {
     expect(getTokenizer('cl100k_base').count('say <|im_start|> now')).toBeGreaterThan(3);
   });
 
+  it('counts a pre-token over 256 bytes as its byte length, in linear time, and the text around it exactly', () => {
+    for (const name of ['o200k_base', 'cl100k_base'] as const) {
+      const tokenizer = getTokenizer(name);
+      // BPE on this one 200,000-letter word would run for hours.
+      expect(tokenizer.count('x'.repeat(200_000))).toBe(200_000);
+      // The space before a word belongs to its pre-token.
+      const around = `hello world ${'é'.repeat(200)} bye`;
+      expect(tokenizer.count(around)).toBe(tokenizer.count('hello world') + Buffer.byteLength(` ${'é'.repeat(200)}`) + tokenizer.count(' bye'));
+      // Under the bound, counted as BPE counts it.
+      expect(tokenizer.count('x'.repeat(256))).toBeLessThan(256);
+    }
+  });
+
   it('counts the empty text as zero tokens in every encoding', () => {
     for (const name of ENCODING_NAMES) expect(getTokenizer(name).count('')).toBe(0);
   });

@@ -29,12 +29,38 @@ const RANK_MODULES: Record<Exclude<EncodingName, 'estimate'>, string> = {
 
 const loaded = new Map<EncodingName, TextTokenizer>();
 
+// js-tiktoken merges the bytes of each pre-token (the word-like pieces its regex cuts text into)
+// in time quadratic in the pre-token's length: an 8,000-letter "word" takes seconds, one of 100 KB
+// would hold the process for many minutes. Natural text has no pre-token near this long; a longer
+// one (a hostile body, a pasted blob) counts as its byte length, an upper bound since every token
+// covers at least one byte, and only the text around it goes through BPE.
+const LONG_PRETOKEN_BYTES = 256;
+// A UTF-16 unit is at most 3 UTF-8 bytes: a match this short cannot be long.
+const LONG_PRETOKEN_MIN_UNITS = Math.ceil(LONG_PRETOKEN_BYTES / 3);
+
+function boundedCount(text: string, pretokens: RegExp, encode: (text: string) => number): number {
+  let tokens = 0;
+  let from = 0;
+  for (const match of text.matchAll(pretokens)) {
+    const piece = match[0];
+    if (piece.length <= LONG_PRETOKEN_MIN_UNITS) continue;
+    const bytes = Buffer.byteLength(piece);
+    if (bytes <= LONG_PRETOKEN_BYTES) continue;
+    tokens += encode(text.slice(from, match.index)) + bytes;
+    from = match.index + piece.length;
+  }
+  // Without a long pre-token this is the whole text, counted exactly.
+  return tokens + encode(from === 0 ? text : text.slice(from));
+}
+
 function tiktokenizer(name: Exclude<EncodingName, 'estimate'>): TextTokenizer {
   const ranks = requireRanks(RANK_MODULES[name]) as TiktokenBPE;
   const bpe = new Tiktoken(ranks);
+  const pretokens = new RegExp(ranks.pat_str, 'gu');
   // Empty allowed and disallowed special sets: a user writing "<|endoftext|>" is sending text,
   // and the upstream tokenizes it as text too.
-  return { name, count: (text) => (text.length === 0 ? 0 : bpe.encode(text, [], []).length), isSafeCut: isBpeSafeCut };
+  const encode = (text: string) => (text.length === 0 ? 0 : bpe.encode(text, [], []).length);
+  return { name, count: (text) => boundedCount(text, pretokens, encode), isSafeCut: isBpeSafeCut };
 }
 
 const estimator: TextTokenizer = { name: 'estimate', count: estimateTokens, isSafeCut: isSegmentStart };

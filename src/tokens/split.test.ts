@@ -62,8 +62,24 @@ describe('piecesForCounting', () => {
     expect(isBpeSafeCut('end. next', 4)).toBe(true);
   });
 
-  it('leaves a text without safe positions whole', () => {
+  it('cuts a stretch without safe positions anyway, never inside a surrogate pair', () => {
     const run = 'a'.repeat(5000);
-    expect([...piecesForCounting(run, 100, isBpeSafeCut)]).toEqual([run]);
+    const pieces = [...piecesForCounting(run, 100, isBpeSafeCut)];
+    expect(pieces.join('')).toBe(run);
+    expect(Math.max(...pieces.map((p) => p.length))).toBe(100);
+    const emoji = '😀'.repeat(2000);
+    const emojiPieces = [...piecesForCounting(emoji, 101, isBpeSafeCut)];
+    expect(emojiPieces.join('')).toBe(emoji);
+    expect(emojiPieces.every((p) => p.length % 2 === 0)).toBe(true);
+  });
+
+  it('keeps the count of a text around a forced cut within the forced cuts', () => {
+    const tokenizer = getTokenizer('o200k_base');
+    const text = `${'The first part. '.repeat(50)}${'a1'.repeat(3000)} and the end.`;
+    const pieces = [...piecesForCounting(text, 100, tokenizer.isSafeCut)];
+    const sum = pieces.reduce((n, piece) => n + tokenizer.count(piece), 0);
+    const forced = pieces.filter((p, i) => i < pieces.length - 1 && !tokenizer.isSafeCut(text, pieces.slice(0, i + 1).join('').length)).length;
+    expect(forced).toBeGreaterThan(0);
+    expect(Math.abs(sum - tokenizer.count(text))).toBeLessThanOrEqual(2 * forced);
   });
 });

@@ -15,7 +15,12 @@
 //    digit groups end at the first non-digit, and nothing of the later text is looked at. CR/LF is
 //    allowed here, unlike after punctuation, where `[\r\n]*` would swallow it.
 //
-// A text without any safe position (a long run of letters or digits without spaces) is not cut.
+// A stretch without any safe position (a long run of letters, digits or punctuation without
+// spaces) is cut anyway after FORCED_CUT_AFTER pieces' worth of searching, so that neither the
+// search nor one piece can hold the event loop: such a run is one long pre-token, which counts as
+// its byte length whichever way it is cut (encodings.ts), or a few short ones (letters and digits
+// alternating), whose count a forced cut changes by a token or two.
+const FORCED_CUT_AFTER = 2;
 
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
 const CONTINUES_RUN = /^[\p{L}\p{N}\p{M}']$/u;
@@ -43,24 +48,25 @@ export type CutTest = (text: string, p: number) => boolean;
 
 /**
  * Cuts `text` into pieces of about `pieceChars` characters (between half and once that where the
- * text allows it), only where `isCut` allows. With the tokenizer's own cut test, the pieces'
- * token counts sum to the count of the whole text. One piece at a time: finding the cuts of a long
- * text is itself work to spread over the counting slices.
+ * text allows it), only where `isCut` allows but for the forced cuts above. With the tokenizer's
+ * own cut test, the pieces' token counts sum to the count of the whole text. One piece at a
+ * time: finding the cuts of a long text is itself work to spread over the counting slices.
  */
 export function* piecesForCounting(text: string, pieceChars: number, isCut: CutTest): Generator<string> {
   let start = 0;
   while (text.length - start > pieceChars) {
     const cut = findCut(text, start, pieceChars, isCut);
-    if (cut === undefined) break;
     yield text.slice(start, cut);
     start = cut;
   }
   yield text.slice(start);
 }
 
-function findCut(text: string, start: number, pieceChars: number, isCut: CutTest): number | undefined {
+function findCut(text: string, start: number, pieceChars: number, isCut: CutTest): number {
   const target = start + pieceChars;
   for (let p = target; p > start + pieceChars / 2; p--) if (isCut(text, p)) return p;
-  for (let p = target + 1; p < text.length; p++) if (isCut(text, p)) return p;
-  return undefined;
+  const searchEnd = Math.min(text.length, start + FORCED_CUT_AFTER * pieceChars);
+  for (let p = target + 1; p < searchEnd; p++) if (isCut(text, p)) return p;
+  // Never between the two halves of a surrogate pair.
+  return isLowSurrogate(text.charCodeAt(target)) ? target + 1 : target;
 }

@@ -25,12 +25,17 @@ function nominated(headers: IncomingHttpHeaders): Set<string> {
   );
 }
 
-/** Copies the end-to-end headers, skipping hop-by-hop ones and any name in `drop`. */
+// recap's own headers (x-recap-action, x-recap-admin-token, ...) concern recap alone: a client's
+// never reach the upstream (an admin token would leak) and an upstream's never reach the client
+// (it could forge or hide what recap did).
+const RECAP_PREFIX = 'x-recap-';
+
+/** Copies the end-to-end headers, skipping hop-by-hop ones, recap's own and any name in `drop`. */
 export function endToEndHeaders(headers: IncomingHttpHeaders, drop: ReadonlySet<string> = new Set()): Record<string, string | string[]> {
   const named = nominated(headers);
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name) || drop.has(name)) continue;
+    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name) || drop.has(name) || name.startsWith(RECAP_PREFIX)) continue;
     out[name] = value;
   }
   return out;

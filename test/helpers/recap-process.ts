@@ -10,6 +10,7 @@ import { TEST_SECRET } from './harness.js';
 
 export interface RecapProcess {
   url: string;
+  pid: number;
   logs: string[];
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -56,6 +57,7 @@ export async function startRecapProcess(configFile: string, env: Record<string, 
   }
   return {
     url,
+    pid: child.pid!,
     logs,
     stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {

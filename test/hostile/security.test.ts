@@ -6,7 +6,7 @@ import { tenantOf } from '../../src/conversation/identify.js';
 import { type Attacker, startAttacker } from '../helpers/attacker.js';
 import { prose } from '../helpers/conversation.js';
 import { type Harness, startHarness, SUMMARIZER, smallModel, TEST_SECRET } from '../helpers/harness.js';
-import { rawRequest } from '../helpers/raw-http.js';
+import { rawRequest } from '../helpers/plain-request.js';
 import { dumpRedis } from '../helpers/redis-dump.js';
 
 // Issue 9: what a hostile client (or upstream) can make recap do. Each case sets up, acts, looks

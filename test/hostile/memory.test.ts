@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeUpstream, startFakeUpstream } from '../../src/dev/fake-upstream.js';
+import { prose } from '../helpers/conversation.js';
+import { type RecapProcess, startRecapProcess, writeConfigFile } from '../helpers/recap-process.js';
+
+// recap as its own OS process, fed big bodies several at a time: 5 MB messages, 10,000-message
+// conversations, bodies over the limit (declared and chunked) and a stream its client does not
+// read. Its peak resident memory (VmHWM) must stay within a fixed bound over its memory at rest:
+// bodies are held one per request and never past the limit, and streams are not buffered.
+
+const MB = 1024 * 1024;
+const LIMIT = 32 * MB; // the default server.body_limit_bytes
+const CONCURRENCY = 4;
+// Over its memory at rest (~320 MiB under tsx, most of it the two BPE rank tables) recap peaked
+// 75-85 MiB higher on this workload: four requests in flight, each holding a body a few times over
+// (raw bytes, parsed JSON, hashing) or up to the limit of one it refuses. Buffering the 128 MiB
+// stream instead of passing it on went 300 MiB over; the bound sits between.
+const PEAK_BOUND_MB = 200;
+
+let fake: FakeUpstream;
+let recap: RecapProcess;
+let cleanup: () => Promise<void>;
+beforeAll(async () => {
+  fake = await startFakeUpstream({ maxRecorded: 2 });
+  const config = await writeConfigFile({
+    server: { log_level: 'info' },
+    upstreams: { fake: { base_url: fake.url } },
+    models: [
+      { match: 'gpt-test-plain', upstream: 'fake', context_window: 128000, max_output_tokens: 4096 },
+      { match: 'gpt-test-window', upstream: 'fake', context_window: 16000, max_output_tokens: 1000, compaction: { strategy: 'window' } },
+    ],
+  });
+  cleanup = config.cleanup;
+  recap = await startRecapProcess(config.file);
+}, 60_000);
+afterAll(async () => {
+  await recap?.stop();
+  await fake?.close();
+  await cleanup?.();
+});
+
+/** Resident memory now and at its peak so far, in MiB, from /proc. */
+function memory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+async function post(body: BodyInit): Promise<number | string> {
+  try {
+    const res = await fetch(`${recap.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+    await res.arrayBuffer();
+    return res.status;
+  } catch (err) {
+    // A client still sending when recap hangs up after its 413 may see the reset instead.
+    return (err as { cause?: { code?: string } }).cause?.code ?? 'error';
+  }
+}
+
+function chunked(bytes: number): ReadableStream<Uint8Array> {
+  const chunk = Buffer.alloc(MB, 'x');
+  let sent = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (sent >= bytes) return controller.close();
+      controller.enqueue(chunk);
+      sent += chunk.length;
+    },
+  });
+}
+
+/** A streamed reply of `bytes` that the client leaves unread until the upstream stalls, then reads. */
+function slowReader(bytes: number): Promise<number> {
+  fake.enqueue({ flood: bytes });
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${recap.url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } });
+    req.on('response', async (res) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      let received = 0;
+      for await (const chunk of res) received += (chunk as Buffer).length;
+      resolve(received);
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ model: 'gpt-test-plain', messages: [{ role: 'user', content: 'flood me' }], stream: true }));
+  });
+}
+
+async function inPool<T>(jobs: (() => Promise<T>)[], size: number): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: size }, async () => {
+      while (next < jobs.length) {
+        const i = next++;
+        results[i] = await jobs[i]!();
+      }
+    }),
+  );
+  return results;
+}
+
+describe('memory under big bodies', () => {
+  it('keeps the peak resident memory within a fixed bound over rest', async () => {
+    const text = (n: number) => prose(n, 1000).repeat(Math.ceil(5e6 / prose(n, 1000).length)).slice(0, 5e6);
+    const fiveMb = [1, 2].map((n) => JSON.stringify({ model: 'gpt-test-plain', messages: [{ role: 'user', content: text(n) }] }));
+    const many = JSON.stringify({
+      model: 'gpt-test-window',
+      messages: Array.from({ length: 10_000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `message ${i} ${prose(i, 8)}` })),
+    });
+    const declaredOver = Buffer.alloc(LIMIT + MB, 'x');
+    const jobs: (() => Promise<number | string>)[] = [];
+    for (let round = 0; round < 6; round++) {
+      jobs.push(() => post(fiveMb[round % 2]!), () => post(many), () => post(chunked(LIMIT + 8 * MB)));
+      if (round % 2 === 0) jobs.push(() => post(declaredOver), () => post(fiveMb[(round + 1) % 2]!));
+    }
+
+    const atRest = memory(recap.pid);
+    const [statuses, streamed] = await Promise.all([inPool(jobs, CONCURRENCY), slowReader(128 * MB)]);
+    const after = memory(recap.pid);
+    const figures = `at rest ${atRest.rss.toFixed(0)} MiB (peak so far ${atRest.peak.toFixed(0)}), peak after ${after.peak.toFixed(0)} MiB`;
+
+    expect(streamed).toBe(128 * MB);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(6 + 6 + 3); // the 5 MB and 10,000-message bodies
+    for (const s of statuses) expect([200, 413, 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']).toContain(s);
+    expect(after.peak - atRest.rss, figures).toBeLessThan(PEAK_BOUND_MB);
+  });
+});
