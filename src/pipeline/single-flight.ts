@@ -12,7 +12,8 @@ const POLL_MS = 25;
 export type LockResult = { held: true; token: string } | { held: false; reason: 'busy' | 'unavailable' };
 
 // The lock outlives the summarizer's own timeout by this much (the holder writes the checkpoint once
-// the upstream answers); it expires by itself if its holder dies.
+// its reply reached the client); it expires by itself if its holder dies. A reply that takes longer
+// than that lets a waiter summarize the same span again: one extra call, never a wrong record.
 const LOCK_MARGIN_MS = 30_000;
 
 export async function acquireCompactionLock(records: Records, key: ConversationKey, summarizerTimeoutMs: number): Promise<LockResult> {
