@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
+import { mergedTokenCount } from './bpe-merge.js';
 import { estimateTokens, isSegmentStart } from './estimate.js';
 import { isBpeSafeCut, type CutTest } from './split.js';
 
@@ -29,38 +30,46 @@ const RANK_MODULES: Record<Exclude<EncodingName, 'estimate'>, string> = {
 
 const loaded = new Map<EncodingName, TextTokenizer>();
 
-// js-tiktoken merges the bytes of each pre-token (the word-like pieces its regex cuts text into)
-// in time quadratic in the pre-token's length: an 8,000-letter "word" takes seconds, one of 100 KB
-// would hold the process for many minutes. Natural text has no pre-token near this long; a longer
-// one (a hostile body, a pasted blob) counts as its byte length, an upper bound since every token
-// covers at least one byte, and only the text around it goes through BPE.
-const LONG_PRETOKEN_BYTES = 256;
-// A UTF-16 unit is at most 3 UTF-8 bytes: a match this short cannot be long.
-const LONG_PRETOKEN_MIN_UNITS = Math.ceil(LONG_PRETOKEN_BYTES / 3);
+// js-tiktoken provides the rank tables and the pre-token regex. Its own merge builds a string per
+// adjacent pair at every step, quadratic in a pre-token's length: a 12,000-character run of CJK
+// without punctuation took two minutes, a hostile body of long "words" far longer. recap walks the
+// pre-tokens itself and merges each with bpe-merge.ts, which gives the same tokens in O(n log n).
 
-function boundedCount(text: string, pretokens: RegExp, encode: (text: string) => number): number {
-  let tokens = 0;
-  let from = 0;
-  for (const match of text.matchAll(pretokens)) {
-    const piece = match[0];
-    if (piece.length <= LONG_PRETOKEN_MIN_UNITS) continue;
-    const bytes = Buffer.byteLength(piece);
-    if (bytes <= LONG_PRETOKEN_BYTES) continue;
-    tokens += encode(text.slice(from, match.index)) + bytes;
-    from = match.index + piece.length;
-  }
-  // Without a long pre-token this is the whole text, counted exactly.
-  return tokens + encode(from === 0 ? text : text.slice(from));
+interface RankTable {
+  /** A token's bytes joined by commas → its rank (js-tiktoken's own key format). */
+  rankMap: Map<string, number>;
+}
+
+function rankTableOf(bpe: Tiktoken): Map<string, number> {
+  const { rankMap } = bpe as unknown as Partial<RankTable>;
+  // A js-tiktoken upgrade that renames it must fail at boot, not miscount.
+  if (!(rankMap instanceof Map) || rankMap.size === 0) throw new Error('js-tiktoken no longer exposes its rank map');
+  return rankMap;
+}
+
+function pretokenCounter(ranks: TiktokenBPE): (text: string) => number {
+  const rankMap = rankTableOf(new Tiktoken(ranks));
+  // No span longer than the longest token can be one: such lookups need not build a key.
+  let longestToken = 0;
+  for (const key of rankMap.keys()) longestToken = Math.max(longestToken, key.split(',').length);
+  const pretokens = new RegExp(ranks.pat_str, 'gu');
+  const utf8 = new TextEncoder();
+  return (text) => {
+    let tokens = 0;
+    for (const match of text.matchAll(pretokens)) {
+      const bytes = utf8.encode(match[0]);
+      if (bytes.length <= longestToken && rankMap.has(bytes.join(','))) tokens++;
+      else tokens += mergedTokenCount(bytes.length, (start, end) => (end - start > longestToken ? undefined : rankMap.get(bytes.subarray(start, end).join(','))));
+    }
+    return tokens;
+  };
 }
 
 function tiktokenizer(name: Exclude<EncodingName, 'estimate'>): TextTokenizer {
-  const ranks = requireRanks(RANK_MODULES[name]) as TiktokenBPE;
-  const bpe = new Tiktoken(ranks);
-  const pretokens = new RegExp(ranks.pat_str, 'gu');
-  // Empty allowed and disallowed special sets: a user writing "<|endoftext|>" is sending text,
-  // and the upstream tokenizes it as text too.
-  const encode = (text: string) => (text.length === 0 ? 0 : bpe.encode(text, [], []).length);
-  return { name, count: (text) => boundedCount(text, pretokens, encode), isSafeCut: isBpeSafeCut };
+  // Special-token strings such as "<|endoftext|>" are not looked for: a user writing one is
+  // sending text, and the upstream tokenizes it as text too.
+  const count = pretokenCounter(requireRanks(RANK_MODULES[name]) as TiktokenBPE);
+  return { name, count, isSafeCut: isBpeSafeCut };
 }
 
 const estimator: TextTokenizer = { name: 'estimate', count: estimateTokens, isSafeCut: isSegmentStart };

@@ -17,9 +17,8 @@
 //
 // A stretch without any safe position (a long run of letters, digits or punctuation without
 // spaces) is cut anyway after FORCED_CUT_AFTER pieces' worth of searching, so that neither the
-// search nor one piece can hold the event loop: such a run is one long pre-token, which counts as
-// its byte length whichever way it is cut (encodings.ts), or a few short ones (letters and digits
-// alternating), whose count a forced cut changes by a token or two.
+// search nor one piece can hold the event loop. A forced cut can only stop merges across it, so it
+// changes the count by a token or two.
 const FORCED_CUT_AFTER = 2;
 
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
