@@ -68,7 +68,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     outgoing.setMaxListeners(32);
     const log = newRequestLog(incoming.method ?? 'GET', c.req.routePath);
     const upstream = deps.upstreams.get(deps.defaultUpstream)!;
-    await passthrough(incoming, outgoing, upstream, stripHeaders);
+    await passthrough(incoming, outgoing, upstream, { stripHeaders, clientStallMs: deps.config.server.client_stall_ms });
     finish(log, outgoing.statusCode);
     return RESPONSE_ALREADY_SENT;
   });

@@ -93,6 +93,8 @@ export const serverSchema = z
     log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     log_bodies: z.boolean().default(false),
     shutdown_grace_ms: positiveInt.default(10_000),
+    // A client that takes in nothing of a response for this long is cut off (its upstream request too).
+    client_stall_ms: positiveInt.default(300_000),
     // How long a request waits for another request's (or a background job's) compaction.
     compaction_wait_ms: positiveInt.default(5_000),
     // Bounds on receiving a request (headers; whole request): a client trickling bytes cannot hold

@@ -64,7 +64,12 @@ export function createChatHandler(deps: AppDeps) {
       const response = await (early ?? forward(upstream, req, plan.messages ? Buffer.from(JSON.stringify({ ...body, messages: plan.messages })) : raw, signal, log));
 
       const observer = plan.observe(response.statusCode, response.headers);
-      const outcome = await sendUpstreamResponse(res, response, { upstream: upstream.name, extraHeaders: plan.headers, observe: observer?.onChunk });
+      const outcome = await sendUpstreamResponse(res, response, {
+        upstream: upstream.name,
+        extraHeaders: plan.headers,
+        observe: observer?.onChunk,
+        clientStallMs: config.server.client_stall_ms,
+      });
       log.outcome = outcome;
       if (outcome === 'upstream_timeout') log.error = outcome;
       if (outcome === 'complete') {

@@ -14,7 +14,7 @@ export async function passthrough(
   req: IncomingMessage,
   res: ServerResponse,
   upstream: Upstream,
-  stripHeaders: readonly string[],
+  opts: { stripHeaders: readonly string[]; clientStallMs: number },
 ): Promise<{ status: number }> {
   const { signal } = requestAbort(res);
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
@@ -22,11 +22,11 @@ export async function passthrough(
     const response = await upstream.request({
       method: req.method ?? 'GET',
       path: upstreamTarget(req.url ?? '/'),
-      headers: upstreamRequestHeaders(req.headers, { apiKey: upstream.config.api_key }, { chat: false, stripHeaders }),
+      headers: upstreamRequestHeaders(req.headers, { apiKey: upstream.config.api_key }, { chat: false, stripHeaders: opts.stripHeaders }),
       body: hasBody ? req : null,
       signal,
     });
-    await sendUpstreamResponse(res, response, { upstream: upstream.name });
+    await sendUpstreamResponse(res, response, { upstream: upstream.name, clientStallMs: opts.clientStallMs });
     return { status: response.statusCode };
   } catch (err) {
     if (signal.aborted) return { status: 499 };

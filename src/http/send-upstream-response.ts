@@ -13,9 +13,15 @@ export interface SendOptions {
   extraHeaders?: Record<string, string>;
   /** Sees every body chunk as it passes; must not keep or alter it. */
   observe?: (chunk: Buffer) => void;
+  /**
+   * A client that takes in nothing of the response for this long is disconnected, and the
+   * upstream request with it: backpressure holds the upstream while a client does not read, and a
+   * client that never reads again would otherwise hold that upstream connection for good.
+   */
+  clientStallMs: number;
 }
 
-export type SendOutcome = 'complete' | 'client_closed' | 'upstream_broken' | 'upstream_timeout';
+export type SendOutcome = 'complete' | 'client_closed' | 'client_stalled' | 'upstream_broken' | 'upstream_timeout';
 
 /**
  * Relays the upstream's status, headers and body: each upstream chunk is one write to the client,
@@ -51,7 +57,13 @@ export async function sendUpstreamResponse(res: ServerResponse, upstream: Dispat
       opts.observe?.(chunk);
       events?.feed(chunk);
       start();
-      if (!res.write(chunk) && !(await drained(res))) break;
+      if (res.write(chunk)) continue;
+      const drain = await drained(res, opts.clientStallMs);
+      if (drain === 'stalled') {
+        res.destroy();
+        return 'client_stalled';
+      }
+      if (drain === 'gone') break;
     }
   } catch (err) {
     if (clientGone) return 'client_closed';
@@ -71,18 +83,19 @@ export async function sendUpstreamResponse(res: ServerResponse, upstream: Dispat
   return (await delivered(res)) ? 'complete' : 'client_closed';
 }
 
-/** After a write the socket could not take at once: true once it drains, false if the client left. */
-function drained(res: ServerResponse): Promise<boolean> {
-  if (res.destroyed) return Promise.resolve(false);
+/** After a write the socket could not take at once: whether it drained, the client left, or took in nothing for `stallMs`. */
+function drained(res: ServerResponse, stallMs: number): Promise<'drained' | 'gone' | 'stalled'> {
+  if (res.destroyed) return Promise.resolve('gone');
   return new Promise((resolve) => {
-    const onDrain = () => {
-      res.off('close', onClose);
-      resolve(true);
-    };
-    const onClose = () => {
+    const settle = (result: 'drained' | 'gone' | 'stalled') => {
+      clearTimeout(timer);
       res.off('drain', onDrain);
-      resolve(false);
+      res.off('close', onClose);
+      resolve(result);
     };
+    const onDrain = () => settle('drained');
+    const onClose = () => settle('gone');
+    const timer = setTimeout(() => settle('stalled'), stallMs);
     res.once('drain', onDrain);
     res.once('close', onClose);
   });

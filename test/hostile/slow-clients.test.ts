@@ -104,3 +104,37 @@ describe('slow readers are held back', () => {
     expect(upstream.floodedBytes).toBe(FLOOD);
   });
 });
+
+describe('a client that stops reading for good', () => {
+  const STALL_MS = 500;
+  let stalling: Harness;
+  beforeAll(async () => {
+    stalling = await startHarness({ extra: { server: { client_stall_ms: STALL_MS } } });
+  });
+  afterAll(async () => stalling.close());
+
+  it('is disconnected once it has taken in nothing for client_stall_ms, and its upstream request is cancelled', async () => {
+    stalling.fake.enqueue({ flood: 128 * 1024 * 1024 });
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const req = http.request(`${stalling.recap.url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } });
+      req.on('response', resolve);
+      req.on('error', reject);
+      req.end(BODY);
+    });
+    // Never read: the buffers fill, recap's writes wait, and after STALL_MS recap gives up.
+    const upstream = stalling.fake.chatRequests().at(-1)!;
+    await expect.poll(() => upstream.closedEarly, { timeout: 5000 }).toBe(true);
+    expect(upstream.floodedBytes).toBeLessThan(64 * 1024 * 1024);
+    await expect.poll(() => stalling.logs.lines.some((l) => l.includes('"outcome":"client_stalled"')), { timeout: 5000 }).toBe(true);
+    // What the client had not read was buffered on its side; the connection behind it is gone.
+    let received = 0;
+    const ended = await new Promise<string>((resolve) => {
+      res.on('data', (chunk: Buffer) => (received += chunk.length));
+      res.on('end', () => resolve('end'));
+      res.on('error', () => resolve('error'));
+      res.on('close', () => resolve('close'));
+    });
+    expect(ended).not.toBe('end');
+    expect(received).toBeLessThan(128 * 1024 * 1024);
+  });
+});
