@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
@@ -9,6 +10,13 @@ import { RecapError, errorBody, errors } from './errors.js';
 import { describeConversation, inspectionKey } from './inspect.js';
 
 type Env = { Bindings: HttpBindings };
+
+export const CHAT_PATH = '/v1/chat/completions';
+
+/** Whether a request is for the chat route, the one whose body recap reads (and limits). */
+export function isChatRoute(req: IncomingMessage): boolean {
+  return req.method === 'POST' && (req.url ?? '').split('?')[0] === CHAT_PATH;
+}
 
 function jsonError(err: RecapError): Response {
   return new Response(errorBody(err), { status: err.status, headers: { 'content-type': 'application/json' } });
@@ -52,8 +60,8 @@ export function createApp(deps: AppDeps): Hono<Env> {
     return c.json({ id, deleted: true });
   });
 
-  app.post('/v1/chat/completions', async function chatRoute(c) {
-    const log = newRequestLog('POST', '/v1/chat/completions');
+  app.post(CHAT_PATH, async function chatRoute(c) {
+    const log = newRequestLog('POST', CHAT_PATH);
     const { incoming, outgoing } = c.env;
     // Several layers rightly watch one response's 'close' (server adapter, shutdown tracking,
     // client-abort signal, stream pipeline); past ten Node would warn of a leak that is not one.

@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
-import { createApp } from './app.js';
+import { createApp, isChatRoute } from './app.js';
 import { answerClientErrors } from './http/client-error.js';
+import { answerExpectContinue } from './http/expect-continue.js';
 import { trackConnections } from './http/graceful-close.js';
 import { serverTimeouts } from './http/server-timeouts.js';
 import { createModelResolver, defaultUpstreamName, type Config } from './config.js';
@@ -53,6 +54,7 @@ export async function startRecap(config: Config, opts: StartOptions = {}): Promi
   });
   const connections = trackConnections(server);
   answerClientErrors(server);
+  answerExpectContinue(server, (req) => isChatRoute(req) && Number(req.headers['content-length']) > config.server.body_limit_bytes);
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;

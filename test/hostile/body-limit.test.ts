@@ -87,4 +87,17 @@ describe('body limit', () => {
     expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(413);
     expect(h.fake.chatRequests()).toHaveLength(1); // only the at-limit body of the first test
   });
+
+  it('withholds 100 Continue from a body over the limit and answers 413 at once, and invites one within it', async () => {
+    const before = h.fake.requests.length;
+    const over = await rawExchange(h.recap.port, [chatHead([`Content-Length: ${LIMIT + 1}`, 'Expect: 100-continue'])], { responses: 1 });
+    expect(over.responses.map((r) => r.status)).toEqual([413]);
+    expectOpenAIError(over.responses[0]!.body, 'body_too_large');
+    expect(h.fake.requests.length).toBe(before);
+
+    const body = bodyOf(1000);
+    const within = await rawExchange(h.recap.port, [chatHead([`Content-Length: ${body.length}`, 'Expect: 100-continue']), body], { gapMs: 200, responses: 2 });
+    expect(within.responses.map((r) => r.status)).toEqual([100, 200]);
+    expect(h.fake.chatRequests().at(-1)!.body).toBe(body);
+  });
 });
