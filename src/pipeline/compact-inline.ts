@@ -1,5 +1,5 @@
 import { type Eviction, planCompaction, planDegrade, roundCosts } from '../compaction/plan.js';
-import type { Checkpoint } from '../store/store.js';
+import type { Checkpoint, ConversationRecord } from '../store/store.js';
 import { type Analysis, buildView, candidates, uncoveredRounds } from './analyze.js';
 import { type Base, chooseBase } from './choose-view.js';
 import type { StepContext } from './step-context.js';
@@ -52,13 +52,15 @@ export async function compactInline(ctx: StepContext, a: Analysis, base: Base, v
     ctx.deps.metrics.tenantBudgetExceeded.inc();
     strategy = 'window';
   }
-  let lockToken: string | null = null;
-  if (strategy === 'summarize') {
-    const lock = await acquireCompactionLock(ctx.deps.records, ctx.key, compaction.summarizer!.timeout_ms);
-    if (!lock.held && lock.reason === 'busy') return afterWaiting(ctx, a, budget);
-    lockToken = lock.held ? lock.token : null;
-  }
-  return summarizeEviction(ctx, a, base, plan, strategy, lockToken, version, budget);
+  if (strategy !== 'summarize') return summarizeEviction(ctx, a, base, plan, strategy, null, version, budget);
+  const lock = await acquireCompactionLock(ctx.deps.records, ctx.key, compaction.summarizer!.timeout_ms);
+  if (!lock.held && lock.reason === 'busy') return afterWaiting(ctx, a, budget);
+  if (!lock.held) return summarizeEviction(ctx, a, base, plan, strategy, null, version, budget);
+  // The record was read before the lock: a compaction that finished in between (its checkpoint is
+  // written once its reply reached its client) must be used, not made again.
+  const record = await ctx.deps.records.load(ctx.key);
+  if (record === 'unavailable' || (record?.version ?? 0) === version) return summarizeEviction(ctx, a, base, plan, strategy, lock.token, version, budget);
+  return compactFromLatest(ctx, a, budget, lock.token, record);
 }
 
 /** Someone else is compacting this conversation: wait for it, then use what it wrote. */
@@ -71,9 +73,18 @@ async function afterWaiting(ctx: StepContext, a: Analysis, budget: number): Prom
   if (!waited) return degrade(ctx, a, choice.base, budget, 'compaction_wait_timeout');
   const lock = await acquireCompactionLock(ctx.deps.records, ctx.key, ctx.model.compaction.summarizer!.timeout_ms);
   if (!lock.held && lock.reason === 'busy') return degrade(ctx, a, choice.base, budget, 'compaction_busy');
-  const plan = planCompaction(costsOf(a, choice.base), budget, ctx.model.compaction);
-  if (plan.kind !== 'compact') return unchanged(a, choice.base);
-  return summarizeEviction(ctx, a, choice.base, plan, 'summarize', lock.held ? lock.token : null, fresh?.version ?? 0, budget);
+  return compactFromLatest(ctx, a, budget, lock.held ? lock.token : null, fresh);
+}
+
+/** With the lock (or without a store): use what `record` holds if it fits, else compact from it. */
+async function compactFromLatest(ctx: StepContext, a: Analysis, budget: number, lockToken: string | null, record: ConversationRecord | null): Promise<Decision> {
+  const { choice, fits } = chooseBase(candidates(a, record), ctx.model.compaction.trigger_ratio * budget);
+  const plan = fits ? null : planCompaction(costsOf(a, choice.base), budget, ctx.model.compaction);
+  if (plan?.kind !== 'compact') {
+    if (lockToken) await releaseCompactionLock(ctx.deps.records, ctx.key, lockToken);
+    return unchanged(a, choice.base);
+  }
+  return summarizeEviction(ctx, a, choice.base, plan, 'summarize', lockToken, record?.version ?? 0, budget);
 }
 
 async function summarizeEviction(
