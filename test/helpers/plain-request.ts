@@ -1,11 +1,14 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 
 // One HTTP exchange with nothing in between: any Host header, an absolute-form request target,
-// and redirects never followed (unlike fetch and the SDKs), so a test sees exactly what recap sent.
+// redirects never followed and bodies never decoded (unlike fetch and the SDKs), so a test sees
+// exactly what recap sent.
 
 export interface RawResponse {
   status: number;
   headers: IncomingHttpHeaders;
+  /** The body as it came over the wire (gzip stays gzip). */
+  bytes: Buffer;
   body: string;
 }
 
@@ -25,7 +28,10 @@ export function rawRequest(baseUrl: string, r: RawRequest): Promise<RawResponse>
     const req = request({ host: url.hostname, port: url.port, method: r.method ?? (body ? 'POST' : 'GET'), path: r.target, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes, body: bytes.toString('utf8') });
+      });
       res.on('error', reject);
     });
     req.on('error', reject);

@@ -66,9 +66,9 @@ describe('slow senders are cut off', () => {
 });
 
 /** Opens a streamed chat completion and hands back the response without reading any of it. */
-function openStream(model: string): Promise<http.IncomingMessage> {
+function openStream(model: string, recapUrl = h.recap.url): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${h.recap.url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } });
+    const req = http.request(`${recapUrl}/v1/chat/completions`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } });
     req.on('response', resolve);
     req.on('error', reject);
     req.end(JSON.stringify({ ...JSON.parse(BODY), model }));
@@ -115,12 +115,7 @@ describe('a client that stops reading for good', () => {
 
   it('is disconnected once it has taken in nothing for client_stall_ms, and its upstream request is cancelled', async () => {
     stalling.fake.enqueue({ flood: 128 * 1024 * 1024 });
-    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const req = http.request(`${stalling.recap.url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } });
-      req.on('response', resolve);
-      req.on('error', reject);
-      req.end(BODY);
-    });
+    const res = await openStream('gpt-test-1', stalling.recap.url);
     // Never read: the buffers fill, recap's writes wait, and after STALL_MS recap gives up.
     const upstream = stalling.fake.chatRequests().at(-1)!;
     await expect.poll(() => upstream.closedEarly, { timeout: 5000 }).toBe(true);

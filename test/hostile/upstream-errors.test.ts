@@ -1,10 +1,10 @@
-import http from 'node:http';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptedReply } from '../../src/dev/fake-upstream.js';
 import { overBudgetHistory, storedCheckpoints } from '../helpers/conversation.js';
 import { type Harness, smallModel, startHarness, SUMMARIZER } from '../helpers/harness.js';
+import { type RawResponse, rawRequest } from '../helpers/plain-request.js';
 
 // Upstream answers that are not a plain JSON 200: rate limits and outages with retry hints, an HTML
 // error page from a load balancer, gzip bodies. The client gets exactly what the upstream said
@@ -22,29 +22,15 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-interface Raw {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  bytes: Buffer;
-}
-
-/** node:http, so that the bytes are seen as they came over the wire (fetch would decode gzip). */
-function rawPost(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${h.recap.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test-key', ...headers },
-    });
-    req.on('response', async (res) => resolve({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(await res.toArray()) }));
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
+/** Over node:http, so that the bytes are seen as they came over the wire (fetch would decode gzip). */
+function rawPost(path: string, body: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
+  return rawRequest(h.recap.url, { method: 'POST', target: path, headers: { authorization: 'Bearer sk-test-key', ...headers }, body });
 }
 
 const chat = (content = 'hello') => ({ model: 'gpt-test-1', messages: [{ role: 'user' as const, content }] });
 
 /** The upstream's own response headers (the fake's x-request-id and whatever the script set), as the client got them. */
-function expectSameHeaders(raw: Raw, scripted: Record<string, string>): void {
+function expectSameHeaders(raw: RawResponse, scripted: Record<string, string>): void {
   for (const [name, value] of Object.entries(scripted)) expect(raw.headers[name]).toBe(value);
   expect(raw.headers['x-request-id']).toMatch(/^req_fake_/);
   expect(Number(raw.headers['content-length'])).toBe(raw.bytes.length);
