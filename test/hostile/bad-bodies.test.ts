@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prose } from '../helpers/conversation.js';
+import { overBudgetHistory, prose } from '../helpers/conversation.js';
 import { expectOpenAIError } from '../helpers/error-shape.js';
 import { type Harness, SUMMARIZER, smallModel, startHarness } from '../helpers/harness.js';
 
@@ -33,12 +33,6 @@ async function post(body: string, conversation = 'bad-bodies') {
 }
 
 type Msg = Record<string, unknown>;
-
-function history(): Msg[] {
-  const out: Msg[] = [{ role: 'system', content: 'ops' }];
-  for (let t = 1; t <= 30; t++) out.push({ role: 'user', content: prose(t) }, { role: 'assistant', content: `ok ${t}` });
-  return out;
-}
 
 describe('refused by recap, nothing forwarded', () => {
   const message = (m: unknown) => JSON.stringify({ model: PLAIN, messages: [m] });
@@ -132,7 +126,8 @@ describe('forwarded as sent', () => {
   });
 
   it.each(Object.entries(unusual))('%s: compacts without error behind a long history', async (name, messages) => {
-    const sent = [...history(), ...messages, { role: 'user', content: 'summing up?' }];
+    // 30 rounds of history (without its closing question); the unusual messages follow its last answer.
+    const sent = [...overBudgetHistory().slice(0, -1), ...messages, { role: 'user', content: 'summing up?' }];
     const res = await post(JSON.stringify({ model: SMALL, messages: sent }), `compact ${name}`);
     expect(res.status).toBe(200);
     expect(res.action).toBe('compacted');
