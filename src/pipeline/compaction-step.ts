@@ -1,7 +1,7 @@
 import type { ChatPlan, CompactionStep, PrepareInput } from '../chat/compaction-step.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import type { ModelConfig } from '../config.js';
-import { credentialOf, identify } from '../conversation/identify.js';
+import { type Identity, credentialOf, identify } from '../conversation/identify.js';
 import { type Analysis, analyze, candidates, noSummaryBase, viewCost } from './analyze.js';
 import { createChatPlan } from './chat-plan.js';
 import { chooseBase } from './choose-view.js';
@@ -18,11 +18,17 @@ export function createCompactionStep(deps: PipelineDeps): CompactionStep {
   return {
     async prepare(input: PrepareInput): Promise<ChatPlan> {
       const { body, model, log } = input;
-      const tokens = await countRequest(deps.tokens, body, model);
+      if (!model || model.compaction.strategy === 'off') {
+        const tokens = await countRequest(deps.tokens, body, model);
+        log.tokensIn = tokens.tokensIn;
+        return createChatPlan({ deps, log, tokens, model });
+      }
+      // Identified before counting, so that the memo of the conversation's last request spares
+      // hashing its history again.
+      const identity = identify(input.req.headers, body.messages, { header: deps.config.server.conversation_header, secret: deps.secret });
+      const tokens = await countRequest(deps.tokens, body, model, `${identity.tenant}.${identity.conversation}`);
       log.tokensIn = tokens.tokensIn;
-      if (!model || model.compaction.strategy === 'off') return createChatPlan({ deps, log, tokens, model });
-
-      const ctx = stepContext(deps, input, model, tokens);
+      const ctx = stepContext(deps, input, model, tokens, identity);
       const budget = deps.tokens.budgetFor(model, body, tokens.toolsTokens);
       const codec = summaryCodec(deps.secret, ctx.identity.tenant);
       const a = analyze(body.messages, tokens.perMessage, tokens.hashes, tokens.primingTokens, tokens.countMessage, codec);
@@ -47,9 +53,8 @@ export function createCompactionStep(deps: PipelineDeps): CompactionStep {
   }
 }
 
-function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig, tokens: RequestTokens): StepContext {
-  const { config, metrics } = deps;
-  const identity = identify(input.req.headers, input.body.messages, { header: config.server.conversation_header, secret: deps.secret }, tokens.hashes);
+function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig, tokens: RequestTokens, identity: Identity): StepContext {
+  const { metrics } = deps;
   input.log.conversation = identity.conversation.slice(0, 16);
   const summarizerModel = model.compaction.summarizer?.model ?? 'none';
   return {

@@ -8,12 +8,15 @@ import { createTokenCache } from '../tokens/cache.js';
 import { createCalibration } from '../tokens/calibration.js';
 import { createTokenCounter, type TokenCounter } from '../tokens/counter.js';
 import { ENCODING_NAMES, type EncodingName, preloadEncodings } from '../tokens/encodings.js';
+import { type ConversationMemo, type Recalled, createConversationMemo } from '../tokens/memo.js';
 
 // Token accounting as the request path uses it: one counter per encoding sharing one bounded
 // cache, the budget rule, and per-model calibration from the upstream's reported usage (rule 3).
 
 export interface TokenService {
   counterFor(encoding: EncodingName): TokenCounter;
+  /** Recent conversations' last requests, so their history is not hashed again every turn. */
+  memo: ConversationMemo;
   /** Multiplies an estimate by the model's calibration factor, where calibration applies. */
   scaleFor(model: ModelConfig | undefined): (tokens: number) => number;
   budgetFor(model: ModelConfig, req: ChatRequest, toolsTokens: number): number;
@@ -34,6 +37,7 @@ export function createTokenService(config: Config, metrics: Metrics): TokenServi
   const identity = (t: number) => t;
   return {
     counterFor: (encoding) => counters.get(encoding)!,
+    memo: createConversationMemo(config.tokens.memo_max_bytes),
     scaleFor(model) {
       if (!model || !calibrates(model)) return identity;
       const f = calibration.factor(model.match);
@@ -68,11 +72,11 @@ export interface RequestTokens {
 // keeps writing a request that was forwarded first) while it runs.
 const HASH_SLICE_MS = 0.5;
 
-async function hashMessages(messages: readonly ChatMessage[]): Promise<string[]> {
+async function hashMessages(messages: readonly ChatMessage[], recalled: Recalled | undefined): Promise<string[]> {
   const hashes: string[] = [];
   let sliceStart = performance.now();
-  for (const m of messages) {
-    hashes.push(messageHash(m));
+  for (const [i, m] of messages.entries()) {
+    hashes.push(recalled?.hashes[i] ?? messageHash(m));
     if (performance.now() - sliceStart > HASH_SLICE_MS) {
       await nextMacrotask();
       sliceStart = performance.now();
@@ -81,12 +85,15 @@ async function hashMessages(messages: readonly ChatMessage[]): Promise<string[]>
   return hashes;
 }
 
-export async function countRequest(tokens: TokenService, body: ChatRequest, model: ModelConfig | undefined): Promise<RequestTokens> {
+/** `conversation` (tenant and conversation, as one string), when known, lets the memo skip the history. */
+export async function countRequest(tokens: TokenService, body: ChatRequest, model: ModelConfig | undefined, conversation?: string): Promise<RequestTokens> {
   const counter = tokens.counterFor(model?.encoding ?? 'o200k_base');
   const scale = tokens.scaleFor(model);
+  const recalled = conversation === undefined ? undefined : tokens.memo.recall(conversation, counter.encoding, body.messages);
   // One hash per message serves both the token cache and the records' hash chain.
-  const hashes = await hashMessages(body.messages);
-  const counted = await counter.countMessagesAsync(body.messages, hashes);
+  const hashes = await hashMessages(body.messages, recalled);
+  const counted = await counter.countMessagesAsync(body.messages, hashes, recalled?.tokens);
+  if (conversation !== undefined) tokens.memo.remember(conversation, counter.encoding, body.messages, hashes, counted.perMessage);
   const rawTools = counter.countTools(body);
   const perMessage = counted.perMessage.map(scale);
   const primingTokens = counted.total - counted.perMessage.reduce((x, y) => x + y, 0);

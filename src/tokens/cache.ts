@@ -10,7 +10,7 @@ import type { EncodingName } from './encodings.js';
 // count and by an estimate of the memory the entries hold, since one process serves many
 // conversations.
 
-export type TokenCacheLimits = Config['tokens'];
+export type TokenCacheLimits = Pick<Config['tokens'], 'cache_max_entries' | 'cache_max_bytes'>;
 
 // An entry holds its key string (2 bytes per UTF-16 unit) plus, by our estimate, about 100 bytes
 // of fixed cost: the number, lru-cache's index slots in its key/value/next/prev/size arrays and

@@ -26,8 +26,11 @@ export interface TokenCounter {
    * what counting a cached message costs.
    */
   countMessages(ms: readonly ChatMessage[], hashes?: readonly string[]): MessageCounts;
-  /** Same result as countMessages, tokenizing in slices so the event loop is never held long. */
-  countMessagesAsync(ms: readonly ChatMessage[], hashes?: readonly string[]): Promise<MessageCounts>;
+  /**
+   * Same result as countMessages, tokenizing in slices so the event loop is never held long.
+   * `known[i]`, where set, is message i's count already (the conversation memo's).
+   */
+  countMessagesAsync(ms: readonly ChatMessage[], hashes?: readonly string[], known?: readonly (number | undefined)[]): Promise<MessageCounts>;
   /** Tokens of the request's tools, functions and response_format definitions. */
   countTools(req: ChatRequest): number;
 }
@@ -107,10 +110,15 @@ export function createTokenCounter({ encoding, cache }: TokenCounterOptions): To
     countText,
     countMessage,
     countMessages: (ms, hashes) => totals(ms.map((m, i) => countMessage(m, hashes?.[i]))),
-    countMessagesAsync: async (ms, hashes) => {
+    countMessagesAsync: async (ms, hashes, known) => {
       const pause = createSlicer();
       const perMessage: number[] = [];
       for (const [i, m] of ms.entries()) {
+        const given = known?.[i];
+        if (given !== undefined) {
+          perMessage.push(given);
+          continue;
+        }
         const key = keyOf(m, hashes?.[i]);
         // A cached message costs a lookup, not a trip through the microtask queue.
         perMessage.push(cached(key) ?? (await countUncachedSliced(m, key, pause)));
