@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { LRUCache } from 'lru-cache';
 import type { ChatMessage } from '../chat/types.js';
 import { errors } from '../errors.js';
 import { messageHash } from './canonical.js';
@@ -27,8 +28,17 @@ export function credentialOf(headers: IncomingHttpHeaders): string {
   return Array.isArray(value) ? value.join(',') : (value ?? '');
 }
 
+// A caller sends the same credential on every request; its keyed hash is worked out once. Bounded,
+// because the credentials a process sees are not.
+const tenantsBySecret = new Map<string, LRUCache<string, string>>();
+
 export function tenantOf(headers: IncomingHttpHeaders, secret: string): string {
-  return keyedHash(secret, 'tenant', credentialOf(headers));
+  let tenants = tenantsBySecret.get(secret);
+  if (!tenants) tenantsBySecret.set(secret, (tenants = new LRUCache<string, string>({ max: 10_000 })));
+  const credential = credentialOf(headers);
+  let tenant = tenants.get(credential);
+  if (tenant === undefined) tenants.set(credential, (tenant = keyedHash(secret, 'tenant', credential)));
+  return tenant;
 }
 
 export function conversationIdHash(tenant: string, id: string, secret: string): string {
@@ -38,12 +48,12 @@ export function conversationIdHash(tenant: string, id: string, secret: string): 
 /**
  * Without the header, the pinned messages plus the first user message name the conversation:
  * they stay the same while the history grows, and differ between unrelated conversations. Their
- * canonical hashes stand for them (the request path has them already).
+ * canonical hashes stand for them.
  */
-function derivedConversation(messages: readonly ChatMessage[], hashes: readonly string[]): string {
+function derivedConversation(messages: readonly ChatMessage[]): string {
   const opening: string[] = [];
-  for (const [i, m] of messages.entries()) {
-    opening.push(hashes[i] ?? messageHash(m));
+  for (const m of messages) {
+    opening.push(messageHash(m));
     if (m.role === 'user') break;
   }
   return opening.join('.');
@@ -53,7 +63,6 @@ export function identify(
   headers: IncomingHttpHeaders,
   messages: readonly ChatMessage[],
   opts: { header: string; secret: string },
-  hashes: readonly string[] = [],
 ): Identity {
   const tenant = tenantOf(headers, opts.secret);
   const raw = headers[opts.header];
@@ -62,5 +71,5 @@ export function identify(
     if (Buffer.byteLength(id) > MAX_CONVERSATION_ID_BYTES) throw errors.headerTooLong(opts.header, MAX_CONVERSATION_ID_BYTES);
     return { tenant, conversation: conversationIdHash(tenant, id, opts.secret), explicit: true };
   }
-  return { tenant, conversation: keyedHash(opts.secret, 'derived', tenant, derivedConversation(messages, hashes)), explicit: false };
+  return { tenant, conversation: keyedHash(opts.secret, 'derived', tenant, derivedConversation(messages)), explicit: false };
 }
