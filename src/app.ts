@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
@@ -22,8 +22,17 @@ function jsonError(err: RecapError): Response {
   return new Response(errorBody(err), { status: err.status, headers: { 'content-type': 'application/json' } });
 }
 
+export interface RecapApp {
+  hono: Hono<Env>;
+  /**
+   * The chat route, outside the router: the server hands it chat requests (isChatRoute) directly,
+   * sparing the busiest route the framework's per-request work.
+   */
+  serveChat(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
 /** Routes only; no I/O happens at import or construction. */
-export function createApp(deps: AppDeps): Hono<Env> {
+export function createApp(deps: AppDeps): RecapApp {
   const app = new Hono<Env>();
   const chat = createChatHandler(deps);
   const stripHeaders = [deps.config.server.conversation_header];
@@ -60,14 +69,18 @@ export function createApp(deps: AppDeps): Hono<Env> {
     return c.json({ id, deleted: true });
   });
 
-  app.post(CHAT_PATH, async function chatRoute(c) {
+  async function serveChat(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const log = newRequestLog('POST', CHAT_PATH);
-    const { incoming, outgoing } = c.env;
     // Several layers rightly watch one response's 'close' (server adapter, shutdown tracking,
     // client-abort signal, stream pipeline); past ten Node would warn of a leak that is not one.
-    outgoing.setMaxListeners(32);
-    await chat(incoming, outgoing, log);
-    finish(log, outgoing.statusCode);
+    res.setMaxListeners(32);
+    await chat(req, res, log);
+    finish(log, res.statusCode);
+  }
+
+  // Chat requests the server did not hand over directly: an absolute-form target, say.
+  app.post(CHAT_PATH, async function chatRoute(c) {
+    await serveChat(c.env.incoming, c.env.outgoing);
     return RESPONSE_ALREADY_SENT;
   });
 
@@ -89,5 +102,5 @@ export function createApp(deps: AppDeps): Hono<Env> {
     deps.logger.error({ err }, 'unhandled error');
     return jsonError(errors.internal());
   });
-  return app;
+  return { hono: app, serveChat };
 }

@@ -1,8 +1,10 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { type RequestListener, type Server, createServer } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createApp, isChatRoute } from './app.js';
+import { errors, sendError } from './errors.js';
 import { answerClientErrors } from './http/client-error.js';
+import { drainUnreadBody } from './http/drain-unread.js';
 import { answerExpectContinue } from './http/expect-continue.js';
 import { trackConnections } from './http/graceful-close.js';
 import { serverTimeouts } from './http/server-timeouts.js';
@@ -48,7 +50,22 @@ export async function startRecap(config: Config, opts: StartOptions = {}): Promi
   const host = opts.host ?? config.server.host;
   const server = await new Promise<Server>((resolve) => {
     const s = serve(
-      { fetch: app.fetch, port: opts.port ?? config.server.port, hostname: host, serverOptions: serverTimeouts(config.server) },
+      {
+        fetch: app.hono.fetch,
+        port: opts.port ?? config.server.port,
+        hostname: host,
+        serverOptions: serverTimeouts(config.server),
+        createServer: ((options, routed: RequestListener) =>
+          createServer(options, (req, res) => {
+            if (!isChatRoute(req)) return routed(req, res);
+            drainUnreadBody(req, res);
+            app.serveChat(req, res).catch((err: unknown) => {
+              logger.error({ err }, 'unhandled error');
+              if (!res.headersSent) sendError(res, errors.internal());
+              else res.destroy();
+            });
+          })) as typeof createServer,
+      },
       () => resolve(s as Server),
     );
   });
