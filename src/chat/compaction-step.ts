@@ -9,6 +9,8 @@ export interface PrepareInput {
   model: ModelConfig | undefined;
   signal: AbortSignal;
   log: RequestLog;
+  /** The request went upstream before prepare(), as it provably needs no compaction (forward-first.ts). */
+  forwardedFirst: boolean;
 }
 
 export interface ResponseObserver {

@@ -60,7 +60,7 @@ export function createChatHandler(deps: AppDeps) {
         // Settled below; a rejection while prepare() runs must not go unhandled.
         early.catch(() => undefined);
       }
-      plan = await deps.compaction.prepare({ req, body, model: route.model, signal, log });
+      plan = await deps.compaction.prepare({ req, body, model: route.model, signal, log, forwardedFirst: early !== undefined });
       const response = await (early ?? forward(upstream, req, plan.messages ? Buffer.from(JSON.stringify({ ...body, messages: plan.messages })) : raw, signal, log));
 
       const observer = plan.observe(response.statusCode, response.headers);

@@ -28,6 +28,9 @@ export function createCompactionStep(deps: PipelineDeps): CompactionStep {
       const identity = identify(input.req.headers, body.messages, { header: deps.config.server.conversation_header, secret: deps.secret });
       const tokens = await countRequest(deps.tokens, body, model, `${identity.tenant}.${identity.conversation}`);
       log.tokensIn = tokens.tokensIn;
+      log.conversation = identity.conversation.slice(0, 16);
+      // Forwarded first, it is below both lines by proof: nothing to choose, store or prepare.
+      if (input.forwardedFirst) return createChatPlan({ deps, log, tokens, model });
       const ctx = stepContext(deps, input, model, tokens, identity);
       const budget = deps.tokens.budgetFor(model, body, tokens.toolsTokens);
       const codec = summaryCodec(deps.secret, ctx.identity.tenant);
@@ -55,7 +58,6 @@ export function createCompactionStep(deps: PipelineDeps): CompactionStep {
 
 function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig, tokens: RequestTokens, identity: Identity): StepContext {
   const { metrics } = deps;
-  input.log.conversation = identity.conversation.slice(0, 16);
   const summarizerModel = model.compaction.summarizer?.model ?? 'none';
   return {
     deps,
