@@ -12,10 +12,18 @@ import type { EncodingName } from './encodings.js';
 // kept; the others (tool calls, content parts) are hashed as before. Bounded by an estimate of the
 // memory the kept texts hold; one conversation never takes more than a quarter of it.
 
+/** A plain message's canonical fields; nothing else of the message is kept. */
+interface Kept {
+  role: string;
+  content: string;
+  name: unknown;
+  toolCallId: unknown;
+}
+
 interface Entry {
   encoding: EncodingName;
   /** The request's messages, with those that are not plain left out. */
-  messages: readonly (ChatMessage | undefined)[];
+  messages: readonly (Kept | undefined)[];
   hashes: readonly string[];
   /** Uncalibrated tokens in the entry's encoding. */
   tokens: readonly number[];
@@ -59,8 +67,8 @@ function sameField(a: unknown, b: unknown): boolean {
 }
 
 /** `m` against a plain message kept last time: equal canonical fields, compared without hashing. */
-function sameAsKept(m: ChatMessage, kept: ChatMessage): boolean {
-  return m.content === kept.content && m.role === kept.role && sameField(m.name, kept.name) && sameField(m.tool_call_id, kept.tool_call_id) && isEmpty(m.tool_calls) && isEmpty(m.function_call);
+function sameAsKept(m: ChatMessage, kept: Kept): boolean {
+  return m.content === kept.content && m.role === kept.role && sameField(m.name, kept.name) && sameField(m.tool_call_id, kept.toolCallId) && isEmpty(m.tool_calls) && isEmpty(m.function_call);
 }
 
 export function createConversationMemo(maxBytes: number): ConversationMemo {
@@ -82,12 +90,17 @@ export function createConversationMemo(maxBytes: number): ConversationMemo {
     remember(conversation, encoding, messages, hashes, tokens) {
       if (!lru) return;
       let bytes = ENTRY_OVERHEAD_BYTES + conversation.length * 2;
-      const kept = messages.map((m) => {
+      // Only the canonical fields are kept, so that what else a message carries is neither held
+      // nor left out of the bound.
+      const kept = messages.map((m): Kept | undefined => {
         bytes += MESSAGE_OVERHEAD_BYTES;
         if (!isPlain(m)) return undefined;
+        const content = m.content as string;
+        const name = m.name;
+        const toolCallId = m.tool_call_id;
         // Two bytes per UTF-16 unit, as V8 keeps text beyond Latin-1.
-        bytes += (m.content as string).length * 2;
-        return m;
+        bytes += (content.length + (typeof name === 'string' ? name.length : 0) + (typeof toolCallId === 'string' ? toolCallId.length : 0)) * 2;
+        return { role: m.role, content, name, toolCallId };
       });
       lru.set(conversation, { encoding, messages: kept, hashes, tokens, bytes });
     },
