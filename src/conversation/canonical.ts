@@ -6,7 +6,8 @@ import type { ChatMessage } from '../chat/types.js';
 // extras (`refusal: null`, `annotations: []`, `audio: null`) and in any key order; none of that may
 // change a message's identity, its token-count cache entry or the records that cover it.
 
-function isEmpty(v: unknown): boolean {
+/** Null, absent and empty arrays: what the canonical form treats as no value. */
+export function isEmpty(v: unknown): boolean {
   return v === null || v === undefined || (Array.isArray(v) && v.length === 0);
 }
 

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { ChatMessage } from '../chat/types.js';
+import { isEmpty } from '../conversation/canonical.js';
 import type { EncodingName } from './encodings.js';
 
 // The last request of each recently seen conversation, message by message: what it said, its
@@ -12,12 +13,12 @@ import type { EncodingName } from './encodings.js';
 // kept; the others (tool calls, content parts) are hashed as before. Bounded by an estimate of the
 // memory the kept texts hold; one conversation never takes more than a quarter of it.
 
-/** A plain message's canonical fields; nothing else of the message is kept. */
+/** A plain message's canonical fields, an empty one as ''; nothing else of the message is kept. */
 interface Kept {
   role: string;
   content: string;
-  name: unknown;
-  toolCallId: unknown;
+  name: string;
+  toolCallId: string;
 }
 
 interface Entry {
@@ -49,10 +50,6 @@ export interface ConversationMemo {
 const MESSAGE_OVERHEAD_BYTES = 160;
 const ENTRY_OVERHEAD_BYTES = 400;
 
-function isEmpty(v: unknown): boolean {
-  return v === null || v === undefined || (Array.isArray(v) && v.length === 0);
-}
-
 function isPlainField(v: unknown): boolean {
   return isEmpty(v) || typeof v === 'string';
 }
@@ -62,13 +59,14 @@ function isPlain(m: ChatMessage): boolean {
   return typeof m.content === 'string' && typeof m.role === 'string' && isPlainField(m.name) && isPlainField(m.tool_call_id) && isEmpty(m.tool_calls) && isEmpty(m.function_call);
 }
 
-function sameField(a: unknown, b: unknown): boolean {
-  return (isEmpty(a) ? '' : a) === (isEmpty(b) ? '' : b);
+/** An optional field of a plain message as the canonical form reads it. */
+function text(v: unknown): unknown {
+  return isEmpty(v) ? '' : v;
 }
 
 /** `m` against a plain message kept last time: equal canonical fields, compared without hashing. */
 function sameAsKept(m: ChatMessage, kept: Kept): boolean {
-  return m.content === kept.content && m.role === kept.role && sameField(m.name, kept.name) && sameField(m.tool_call_id, kept.toolCallId) && isEmpty(m.tool_calls) && isEmpty(m.function_call);
+  return m.content === kept.content && m.role === kept.role && text(m.name) === kept.name && text(m.tool_call_id) === kept.toolCallId && isEmpty(m.tool_calls) && isEmpty(m.function_call);
 }
 
 export function createConversationMemo(maxBytes: number): ConversationMemo {
@@ -95,12 +93,10 @@ export function createConversationMemo(maxBytes: number): ConversationMemo {
       const kept = messages.map((m): Kept | undefined => {
         bytes += MESSAGE_OVERHEAD_BYTES;
         if (!isPlain(m)) return undefined;
-        const content = m.content as string;
-        const name = m.name;
-        const toolCallId = m.tool_call_id;
+        const k: Kept = { role: m.role, content: m.content as string, name: text(m.name) as string, toolCallId: text(m.tool_call_id) as string };
         // Two bytes per UTF-16 unit, as V8 keeps text beyond Latin-1.
-        bytes += (content.length + (typeof name === 'string' ? name.length : 0) + (typeof toolCallId === 'string' ? toolCallId.length : 0)) * 2;
-        return { role: m.role, content, name, toolCallId };
+        bytes += (k.content.length + k.name.length + k.toolCallId.length) * 2;
+        return k;
       });
       lru.set(conversation, { encoding, messages: kept, hashes, tokens, bytes });
     },
