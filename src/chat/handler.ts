@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { AppDeps } from '../deps.js';
 import { RecapError, errors, sendError } from '../errors.js';
@@ -59,6 +60,10 @@ export function createChatHandler(deps: AppDeps) {
         early = forward(upstream, req, raw, signal, log);
         // Settled below; a rejection while prepare() runs must not go unhandled.
         early.catch(() => undefined);
+        // undici writes a request on a reused keep-alive connection from the event loop's check
+        // phase (it first lets the idle socket report a close or stray bytes): prepare() starts
+        // after that write, so that its counting does not hold the body back from the upstream.
+        await nextMacrotask();
       }
       plan = await deps.compaction.prepare({ req, body, model: route.model, signal, log, forwardedFirst: early !== undefined });
       const response = await (early ?? forward(upstream, req, plan.messages ? Buffer.from(JSON.stringify({ ...body, messages: plan.messages })) : raw, signal, log));
