@@ -47,6 +47,22 @@ describe('streaming faults', () => {
     expect(h.fake.chatRequests().at(-1)!.closedEarly).toBe(true);
   });
 
+  it("passes a stream's headers on at once when its first event comes later", async () => {
+    h.fake.enqueue({ stream: { chunks: ['late'] }, stall: { ms: 600, afterEvents: 0 } });
+    const sentAt = performance.now();
+    const res = await fetch(`${h.recap.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+      body: JSON.stringify(ask('headers first')),
+    });
+    const headersAfter = performance.now() - sentAt;
+    const text = await res.text();
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    expect(headersAfter).toBeLessThan(300);
+    expect(performance.now() - sentAt).toBeGreaterThanOrEqual(600);
+    expect(text).toContain('late');
+  });
+
   it('delivers each chunk as the upstream sends it (paced upstream, no buffering)', async () => {
     h.fake.setOptions({ chunkDelayMs: 120 });
     const res = await fetch(`${h.recap.url}/v1/chat/completions`, {

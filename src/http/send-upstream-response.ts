@@ -41,11 +41,13 @@ export async function sendUpstreamResponse(res: ServerResponse, upstream: Dispat
     if (!res.headersSent) res.writeHead(upstream.statusCode, headers);
   };
   const events = String(upstream.headers['content-type'] ?? '').includes('text/event-stream') ? sseBoundary() : undefined;
+  const { body } = upstream;
   if (events) {
     start();
-    res.flushHeaders();
+    // The headers leave at once, so the client sees the stream begin before its first event; when
+    // that event has already arrived, they leave with it, in one write instead of two.
+    if (body.readableLength === 0) res.flushHeaders();
   }
-  const { body } = upstream;
   let clientGone = false;
   res.once('close', () => {
     if (res.writableFinished) return;
