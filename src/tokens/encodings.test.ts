@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { createRequire } from 'node:module';
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import { describe, expect, it } from 'vitest';
@@ -38,6 +39,18 @@ describe('encodings', () => {
     for (const name of ['o200k_base', 'cl100k_base'] as const) {
       const reference = new Tiktoken(requireRanks(`js-tiktoken/ranks/${name}`) as TiktokenBPE);
       for (const text of samples) expect(getTokenizer(name).count(text), `${name}: ${text.slice(0, 20)}`).toBe(reference.encode(text, [], []).length);
+    }
+  });
+
+  it('counts any text exactly as js-tiktoken does (generated from letters, digits, spaces, punctuation, accents, CJK and emoji)', () => {
+    const pieces = ['a', 'Z', 'the', ' ', '  ', '\n', '\t', '7', '2024', "'s", "'LL", '.', ',', '!?', '-', '_', '(', 'é', 'Ω', '我们', '日', '😀', '👍🏽', '\u00a0', 'ü'];
+    const text = fc.array(fc.constantFrom(...pieces), { maxLength: 40 }).map((parts) => parts.join(''));
+    for (const name of ['o200k_base', 'cl100k_base'] as const) {
+      const reference = new Tiktoken(requireRanks(`js-tiktoken/ranks/${name}`) as TiktokenBPE);
+      fc.assert(
+        fc.property(text, (t) => getTokenizer(name).count(t) === reference.encode(t, [], []).length),
+        { numRuns: 400 },
+      );
     }
   });
 

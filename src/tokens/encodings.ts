@@ -1,12 +1,13 @@
 import { createRequire } from 'node:module';
-import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
+import type { TiktokenBPE } from 'js-tiktoken/lite';
 import { mergedTokenCount } from './bpe-merge.js';
+import { buildRankTable, byteString } from './rank-table.js';
 import { estimateTokens, isSegmentStart } from './estimate.js';
 import { isBpeSafeCut, type CutTest } from './split.js';
 
-// The tokenizers recap counts with. The BPE rank tables are large (o200k_base takes most of a second
-// to build), so each is built at most once per process, on first use, unless the server preloads the
-// ones its config names at boot so the first request does not pay for it.
+// The tokenizers recap counts with. The BPE rank tables are large (o200k_base takes a few hundred
+// milliseconds to build), so each is built at most once per process, on first use, unless the
+// server preloads the ones its config names at boot so the first request does not pay for it.
 
 export type EncodingName = 'o200k_base' | 'cl100k_base' | 'estimate';
 
@@ -30,36 +31,20 @@ const RANK_MODULES: Record<Exclude<EncodingName, 'estimate'>, string> = {
 
 const loaded = new Map<EncodingName, TextTokenizer>();
 
-// js-tiktoken provides the rank tables and the pre-token regex. Its own merge builds a string per
+// js-tiktoken provides the rank data and the pre-token regex. Its own merge builds a string per
 // adjacent pair at every step, quadratic in a pre-token's length: a 12,000-character run of CJK
 // without punctuation took two minutes, a hostile body of long "words" far longer. recap walks the
 // pre-tokens itself and merges each with bpe-merge.ts, which gives the same tokens in O(n log n).
 
-interface RankTable {
-  /** A token's bytes joined by commas → its rank (js-tiktoken's own key format). */
-  rankMap: Map<string, number>;
-}
-
-function rankTableOf(bpe: Tiktoken): Map<string, number> {
-  const { rankMap } = bpe as unknown as Partial<RankTable>;
-  // A js-tiktoken upgrade that renames it must fail at boot, not miscount.
-  if (!(rankMap instanceof Map) || rankMap.size === 0) throw new Error('js-tiktoken no longer exposes its rank map');
-  return rankMap;
-}
-
-function pretokenCounter(ranks: TiktokenBPE): (text: string) => number {
-  const rankMap = rankTableOf(new Tiktoken(ranks));
-  // No span longer than the longest token can be one: such lookups need not build a key.
-  let longestToken = 0;
-  for (const key of rankMap.keys()) longestToken = Math.max(longestToken, key.split(',').length);
-  const pretokens = new RegExp(ranks.pat_str, 'gu');
-  const utf8 = new TextEncoder();
+function pretokenCounter(bpe: TiktokenBPE): (text: string) => number {
+  const { ranks, longestToken } = buildRankTable(bpe);
+  const pretokens = new RegExp(bpe.pat_str, 'gu');
   return (text) => {
     let tokens = 0;
     for (const match of text.matchAll(pretokens)) {
-      const bytes = utf8.encode(match[0]);
-      if (bytes.length <= longestToken && rankMap.has(bytes.join(','))) tokens++;
-      else tokens += mergedTokenCount(bytes.length, (start, end) => (end - start > longestToken ? undefined : rankMap.get(bytes.subarray(start, end).join(','))));
+      const bytes = byteString(match[0]);
+      if (bytes.length <= longestToken && ranks.has(bytes)) tokens++;
+      else tokens += mergedTokenCount(bytes.length, (start, end) => (end - start > longestToken ? undefined : ranks.get(bytes.slice(start, end))));
     }
     return tokens;
   };
