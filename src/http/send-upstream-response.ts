@@ -56,10 +56,12 @@ export async function sendUpstreamResponse(res: ServerResponse, upstream: Dispat
   });
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
+      start();
+      const flushed = res.write(chunk);
+      // Read after the write, so that the client does not wait while recap looks at the chunk.
       opts.observe?.(chunk);
       events?.feed(chunk);
-      start();
-      if (res.write(chunk)) continue;
+      if (flushed) continue;
       const drain = await drained(res, opts.clientStallMs);
       if (drain === 'stalled') {
         res.destroy();
