@@ -7,7 +7,7 @@ import { resolveBudget } from '../tokens/budget.js';
 import { createTokenCache } from '../tokens/cache.js';
 import { createCalibration } from '../tokens/calibration.js';
 import { createTokenCounter, type TokenCounter } from '../tokens/counter.js';
-import { ENCODING_NAMES, type EncodingName, preloadEncodings } from '../tokens/encodings.js';
+import { type EncodingName, preloadEncodings } from '../tokens/encodings.js';
 import { type ConversationMemo, type Recalled, createConversationMemo } from '../tokens/memo.js';
 
 // Token accounting as the request path uses it: one counter per encoding sharing one bounded
@@ -32,11 +32,20 @@ export function createTokenService(config: Config, metrics: Metrics): TokenServi
   // Ranks load at boot, not on the first request.
   preloadEncodings(new Set<EncodingName>(['o200k_base', ...config.models.map((m) => m.encoding)]));
   const cache = createTokenCache(config.tokens);
-  const counters = new Map(ENCODING_NAMES.map((e) => [e, createTokenCounter({ encoding: e, cache })]));
+  // Built on first use: a counter builds its encoding's rank table, which only the preloaded
+  // encodings (the configured ones) should cost at boot.
+  const counters = new Map<EncodingName, TokenCounter>();
   const calibration = createCalibration();
   const identity = (t: number) => t;
   return {
-    counterFor: (encoding) => counters.get(encoding)!,
+    counterFor(encoding) {
+      let counter = counters.get(encoding);
+      if (counter === undefined) {
+        counter = createTokenCounter({ encoding, cache });
+        counters.set(encoding, counter);
+      }
+      return counter;
+    },
     memo: createConversationMemo(config.tokens.memo_max_bytes),
     scaleFor(model) {
       if (!model || !calibrates(model)) return identity;
