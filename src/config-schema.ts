@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ENCODING_NAMES } from './tokens/encodings.js';
 
 // The config file's shape. Defaults live here so that every consumer sees a complete config.
 
@@ -63,7 +64,7 @@ export const modelSchema = z
     upstream: z.string().min(1),
     context_window: positiveInt,
     max_output_tokens: positiveInt,
-    encoding: z.enum(['o200k_base', 'cl100k_base', 'estimate']).default('o200k_base'),
+    encoding: z.enum(ENCODING_NAMES).default('o200k_base'),
     budget: positiveInt.optional(),
     // Scale estimates by the upstream's reported usage; on by default only where the tokenizer is unknown.
     calibrate: z.boolean().optional(),
