@@ -1,6 +1,11 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { RecapError } from '../errors.js';
-import { identify } from './identify.js';
+import { identify, tenantOf } from './identify.js';
 
 const opts = { header: 'x-conversation-id', secret: 'a-server-secret-of-some-length' };
 const msgs = [
@@ -38,6 +43,23 @@ describe('identify', () => {
     } catch (err) {
       expect(err).toBeInstanceOf(RecapError);
       expect((err as RecapError).status).toBe(400);
+    }
+  });
+});
+
+describe('tenantOf', () => {
+  it('keeps no credential in memory once it has worked out the tenant', () => {
+    // The credential exists only as a string inside the call; the test holds its bytes.
+    const secretPart = randomBytes(24);
+    const tenant = tenantOf({ authorization: `Bearer sk-${secretPart.toString('hex')}` }, opts.secret);
+    expect(tenant).toBe(tenantOf({ authorization: `Bearer sk-${secretPart.toString('hex')}` }, opts.secret));
+    // A heap snapshot collects garbage first, so any copy it still holds is kept by someone.
+    const file = join(mkdtempSync(join(tmpdir(), 'recap-heap-')), 'after.heapsnapshot');
+    try {
+      writeHeapSnapshot(file);
+      expect(readFileSync(file, 'latin1').includes(secretPart.toString('hex'))).toBe(false);
+    } finally {
+      rmSync(dirname(file), { recursive: true, force: true });
     }
   });
 });

@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { LRUCache } from 'lru-cache';
 import type { ChatMessage } from '../chat/types.js';
 import { errors } from '../errors.js';
 import { messageHash } from './canonical.js';
@@ -28,17 +27,10 @@ export function credentialOf(headers: IncomingHttpHeaders): string {
   return Array.isArray(value) ? value.join(',') : (value ?? '');
 }
 
-// A caller sends the same credential on every request; its keyed hash is worked out once. Bounded,
-// because the credentials a process sees are not.
-const tenantsBySecret = new Map<string, LRUCache<string, string>>();
-
+// Worked out on every request rather than cached: a cache would have to be keyed by the raw
+// credentials and keep them in memory long after their requests (one HMAC costs a few µs).
 export function tenantOf(headers: IncomingHttpHeaders, secret: string): string {
-  let tenants = tenantsBySecret.get(secret);
-  if (!tenants) tenantsBySecret.set(secret, (tenants = new LRUCache<string, string>({ max: 10_000 })));
-  const credential = credentialOf(headers);
-  let tenant = tenants.get(credential);
-  if (tenant === undefined) tenants.set(credential, (tenant = keyedHash(secret, 'tenant', credential)));
-  return tenant;
+  return keyedHash(secret, 'tenant', credentialOf(headers));
 }
 
 export function conversationIdHash(tenant: string, id: string, secret: string): string {
