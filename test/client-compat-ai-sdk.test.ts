@@ -2,34 +2,22 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, type ModelMessage, streamText, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
 import { prose } from './helpers/conversation.js';
-import { type Harness, startHarness, SUMMARIZER, smallModel } from './helpers/harness.js';
+import { carriesSummary, lastUpstreamRequest, sentConversations, startCompatHarness } from './helpers/client-compat.js';
+import type { Harness } from './helpers/harness.js';
 
 // The Vercel AI SDK's OpenAI provider pointed at recap: only the base URL and the conversation
 // header differ from a direct setup. `.chat(model)` is the chat completions model, the endpoint
 // recap compacts. Each case checks what reached the upstream and what the app got.
 
-
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({
-    fake: { summarizerModel: SUMMARIZER },
-    models: [
-      smallModel({ summary_max_tokens: 300 }, { context_window: 3000, max_output_tokens: 500 }),
-      { match: 'gpt-test*' },
-    ],
-  });
+  h = await startCompatHarness();
 });
 afterAll(async () => h.close());
 
 function provider(conversation: string) {
   return createOpenAI({ baseURL: `${h.recap.url}/v1`, apiKey: 'sk-ai-sdk-test', headers: { 'x-conversation-id': conversation } });
-}
-
-function lastUpstreamRequest() {
-  const sent = h.fake.chatRequests().at(-1)!;
-  return { headers: sent.headers, body: sent.json as { model: string; stream?: boolean; messages: { role: string; content: string }[]; tools?: any[] } };
 }
 
 const podStatus = tool({
@@ -43,7 +31,7 @@ describe('Vercel AI SDK (@ai-sdk/openai chat model) through recap', () => {
 
     expect(result.text).toBe('Echo: Which pods run checkout-api?. This is a deterministic reply from the fake upstream.');
     expect(result.response.headers?.['x-recap-action']).toBe('none');
-    const { headers, body } = lastUpstreamRequest();
+    const { headers, body } = lastUpstreamRequest(h);
     expect(body.model).toBe('gpt-test');
     expect(body.stream).toBeFalsy();
     expect(body.messages).toEqual([
@@ -61,7 +49,7 @@ describe('Vercel AI SDK (@ai-sdk/openai chat model) through recap', () => {
     expect(parts.length).toBeGreaterThan(1);
     expect(parts.join('')).toBe('Echo: Stream the rollout status of ORD-4411. This is a deterministic reply from the fake upstream.');
     expect(await result.finishReason).toBe('stop');
-    expect(lastUpstreamRequest().body.stream).toBe(true);
+    expect(lastUpstreamRequest(h).body.stream).toBe(true);
   });
 
   it('returns a tool call with its arguments', async () => {
@@ -72,7 +60,7 @@ describe('Vercel AI SDK (@ai-sdk/openai chat model) through recap', () => {
     expect(result.finishReason).toBe('tool-calls');
     expect(result.toolCalls).toHaveLength(1);
     expect(result.toolCalls[0]).toMatchObject({ toolName: 'get_pod_status', input: { pod: 'checkout-api-6d9f', namespace: 'prod' } });
-    const sentTool = lastUpstreamRequest().body.tools![0];
+    const sentTool = lastUpstreamRequest(h).body.tools![0];
     expect(sentTool.function.name).toBe('get_pod_status');
     expect(sentTool.function.parameters.properties).toEqual({ pod: { type: 'string' }, namespace: { type: 'string' } });
   });
@@ -85,7 +73,7 @@ describe('Vercel AI SDK (@ai-sdk/openai chat model) through recap', () => {
     const calls = await result.toolCalls;
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ toolName: 'get_pod_status', input: { pod: 'billing-worker-2', namespace: 'prod' } });
-    expect(lastUpstreamRequest().body.stream).toBe(true);
+    expect(lastUpstreamRequest(h).body.stream).toBe(true);
   });
 
   it('keeps a long conversation going on a small context window: the upstream gets a summary, the app its answers', async () => {
@@ -103,9 +91,9 @@ describe('Vercel AI SDK (@ai-sdk/openai chat model) through recap', () => {
     }
     await h.recap.runtime.background.idle();
 
-    const sent = h.fake.chatRequests().map((r) => (r.json as { messages: { role: string; content: string }[] }).messages);
+    const sent = sentConversations(h);
     expect(sent).toHaveLength(24);
-    const compacted = sent.filter((m) => m[1]?.content.startsWith(SUMMARY_MARKER));
+    const compacted = sent.filter(carriesSummary);
     expect(compacted.length).toBeGreaterThan(0);
     for (const m of compacted) {
       expect(m[0]).toEqual({ role: 'system', content: system });
@@ -113,7 +101,7 @@ describe('Vercel AI SDK (@ai-sdk/openai chat model) through recap', () => {
     }
     expect(sent.at(-1)!.at(-1)!.content).toBe(prose(24));
     // The header the app sees matches what went upstream: a summary exactly when recap says it applied one.
-    expect(actions.map((a) => a !== 'none')).toEqual(sent.map((m) => m[1]?.content.startsWith(SUMMARY_MARKER) ?? false));
+    expect(actions.map((a) => a !== 'none')).toEqual(sent.map(carriesSummary));
     expect(actions.every((a) => a === 'none' || a === 'reused' || a === 'compacted')).toBe(true);
   });
 });

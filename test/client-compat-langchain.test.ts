@@ -3,23 +3,16 @@ import { tool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
 import { prose } from './helpers/conversation.js';
-import { type Harness, startHarness, SUMMARIZER, smallModel } from './helpers/harness.js';
+import { carriesSummary, lastUpstreamRequest, sentConversations, startCompatHarness } from './helpers/client-compat.js';
+import type { Harness } from './helpers/harness.js';
 
 // LangChain's ChatOpenAI pointed at recap: only the base URL and the conversation header differ
 // from a direct OpenAI setup. Each case checks what reached the upstream and what the app got.
 
-
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({
-    fake: { summarizerModel: SUMMARIZER },
-    models: [
-      smallModel({ summary_max_tokens: 300 }, { context_window: 3000, max_output_tokens: 500 }),
-      { match: 'gpt-test*' },
-    ],
-  });
+  h = await startCompatHarness();
 });
 afterAll(async () => h.close());
 
@@ -31,17 +24,12 @@ function chat(model: string, conversation: string): ChatOpenAI {
   });
 }
 
-function lastUpstreamRequest() {
-  const sent = h.fake.chatRequests().at(-1)!;
-  return { headers: sent.headers, body: sent.json as { model: string; stream?: boolean; messages: { role: string; content: string }[]; tools?: any[] } };
-}
-
 describe('LangChain ChatOpenAI through recap', () => {
   it('invokes without streaming', async () => {
     const reply = await chat('gpt-test', 'lc-plain').invoke([new SystemMessage('Be brief.'), new HumanMessage('Which pods run checkout-api?')]);
 
     expect(reply.content).toBe('Echo: Which pods run checkout-api?. This is a deterministic reply from the fake upstream.');
-    const { headers, body } = lastUpstreamRequest();
+    const { headers, body } = lastUpstreamRequest(h);
     expect(body.model).toBe('gpt-test');
     expect(body.stream).toBeFalsy();
     expect(body.messages).toEqual([
@@ -59,7 +47,7 @@ describe('LangChain ChatOpenAI through recap', () => {
 
     expect(chunks.filter(Boolean).length).toBeGreaterThan(1);
     expect(chunks.join('')).toBe('Echo: Stream the rollout status of ORD-4411. This is a deterministic reply from the fake upstream.');
-    expect(lastUpstreamRequest().body.stream).toBe(true);
+    expect(lastUpstreamRequest(h).body.stream).toBe(true);
   });
 
   it('returns a tool call with its arguments', async () => {
@@ -74,7 +62,7 @@ describe('LangChain ChatOpenAI through recap', () => {
 
     expect(reply.tool_calls).toHaveLength(1);
     expect(reply.tool_calls![0]).toMatchObject({ name: 'get_pod_status', args: { pod: 'checkout-api-6d9f', namespace: 'prod' } });
-    const sentTool = lastUpstreamRequest().body.tools![0];
+    const sentTool = lastUpstreamRequest(h).body.tools![0];
     expect(sentTool.function.name).toBe('get_pod_status');
     expect(sentTool.function.parameters.properties).toEqual({ pod: { type: 'string' }, namespace: { type: 'string' } });
   });
@@ -108,9 +96,9 @@ describe('LangChain ChatOpenAI through recap', () => {
     }
     await h.recap.runtime.background.idle();
 
-    const sent = h.fake.chatRequests().map((r) => (r.json as { messages: { role: string; content: string }[] }).messages);
+    const sent = sentConversations(h);
     expect(sent).toHaveLength(24);
-    const compacted = sent.filter((messages) => messages[1]?.content.startsWith(SUMMARY_MARKER));
+    const compacted = sent.filter(carriesSummary);
     expect(compacted.length).toBeGreaterThan(0);
     for (const messages of compacted) {
       expect(messages[0]).toEqual({ role: 'system', content: 'You are a terse assistant for the ops team.' });
