@@ -68,7 +68,22 @@ export function getTokenizer(name: EncodingName): TextTokenizer {
   return tokenizer;
 }
 
-/** Builds the named tokenizers now (at boot) instead of on the first request that needs them. */
+// Every branch of the pre-token pattern and of the cut tests: letters, accents, digits,
+// punctuation, whitespace runs. V8 compiles a regular expression separately for one-byte and
+// two-byte strings, hence one text of each (CJK and an emoji make the second two-byte).
+const WARM_UP_TEXTS = ["Warm-up: it's naïve CAFÉ_42 -- 12,345 tokens?\n\t  <a href='/x'>y</a>\r\n", 'Warm-up: 你好，世界 🙂 ok?\n'];
+
+/**
+ * Builds the named tokenizers now (at boot) instead of on the first request that needs them, and
+ * runs each once: V8 compiles a regular expression on its first use, and compiling the pre-token
+ * pattern blocks the event loop for several milliseconds in one piece.
+ */
 export function preloadEncodings(names: Iterable<EncodingName>): void {
-  for (const name of names) getTokenizer(name);
+  for (const name of names) {
+    const tokenizer = getTokenizer(name);
+    for (const text of WARM_UP_TEXTS) {
+      tokenizer.count(text);
+      for (let p = 1; p < text.length; p++) tokenizer.isSafeCut(text, p);
+    }
+  }
 }
