@@ -108,9 +108,19 @@ export async function runOverheadBench(): Promise<unknown> {
     for (const label of Object.keys(SIZES) as SizeLabel[]) sizes[label] = await measureSize(targets, clients, label);
 
     process.stdout.write('  event loop while counting a fresh message, startup\n');
-    const probes = await probeEventLoop(targets.upstreamUrl, PARAMS.loopBodyBytes, PARAMS.loopProbes, 50_000);
+    // The first message also runs recap's request path for the first time in this process: V8
+    // compiles it then, on the machine's other core too. It is reported apart (`firstProbe`); the
+    // figure is the worst of the messages after it, each as new to recap as the first.
+    const [firstProbe, ...probes] = await probeEventLoop(targets.upstreamUrl, PARAMS.loopBodyBytes, PARAMS.loopProbes + 1, 50_000);
     const worst = (pick: (p: (typeof probes)[number]) => number) => Math.max(...probes.map(pick));
-    const loop = { p99Ms: worst((p) => p.p99Ms), maxMs: worst((p) => p.maxMs), idleP99Ms: worst((p) => p.idleP99Ms), idleMaxMs: worst((p) => p.idleMaxMs), probes };
+    const loop = {
+      p99Ms: worst((p) => p.p99Ms),
+      maxMs: worst((p) => p.maxMs),
+      idleP99Ms: worst((p) => p.idleP99Ms),
+      idleMaxMs: worst((p) => p.idleMaxMs),
+      probes,
+      firstProbe,
+    };
     const startup = await measureStartup(targets.upstreamUrl, cli, targets.recapStartupMs, PARAMS.startupRuns);
 
     const checks = acceptance(sizes, loop, startup.headlineMs);
@@ -144,6 +154,7 @@ export async function runOverheadBench(): Promise<unknown> {
         'event-loop p99 ms': loop.p99Ms,
         'event-loop max ms': loop.maxMs,
         'idle loop p99 ms': loop.idleP99Ms,
+        'first message p99 ms': firstProbe?.p99Ms,
         'startup ms (compiled)': startup.compiled.medianMs,
         'startup ms (tsx)': startup.fromSource.medianMs,
       },
