@@ -68,9 +68,9 @@ export function getTokenizer(name: EncodingName): TextTokenizer {
   return tokenizer;
 }
 
-// Every branch of the pre-token pattern and of the cut tests: letters, accents, digits,
-// punctuation, whitespace runs. V8 compiles a regular expression separately for one-byte and
-// two-byte strings, hence one text of each (CJK and an emoji make the second two-byte).
+// V8 compiles a regular expression separately for one-byte and two-byte strings, hence one text
+// of each (CJK and an emoji make the second two-byte); words, digits, punctuation and whitespace
+// runs also take the counting code through its usual paths once.
 const WARM_UP_TEXTS = ["Warm-up: it's naïve CAFÉ_42 -- 12,345 tokens?\n\t  <a href='/x'>y</a>\r\n", 'Warm-up: 你好，世界 🙂 ok?\n'];
 
 /**
