@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { RecapError } from '../errors.js';
+import { messageHash } from './canonical.js';
 import { identify, tenantOf } from './identify.js';
 
 const opts = { header: 'x-conversation-id', secret: 'a-server-secret-of-some-length' };
@@ -31,6 +32,9 @@ describe('identify', () => {
     expect(later.conversation).toBe(first.conversation);
     expect(other.conversation).not.toBe(first.conversation);
     expect(first.explicit).toBe(false);
+    // Handed to counting, which takes them as the leading messages' hashes instead of hashing again.
+    expect(later.leadingHashes).toEqual(msgs.map((m) => messageHash(m)));
+    expect(identify({ ...h, 'x-conversation-id': 'c' }, msgs, opts).leadingHashes).toBeUndefined();
   });
 
   it('accepts long ids up to 512 bytes and refuses longer ones with a 400', () => {

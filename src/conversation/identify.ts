@@ -13,6 +13,8 @@ export interface Identity {
   conversation: string;
   /** Whether the id came from the header (true) or was derived from the messages (false). */
   explicit: boolean;
+  /** When derived: the canonical hashes of the messages it was derived from, the leading ones. */
+  leadingHashes?: readonly string[];
 }
 
 function keyedHash(secret: string, ...parts: string[]): string {
@@ -42,13 +44,13 @@ export function conversationIdHash(tenant: string, id: string, secret: string): 
  * they stay the same while the history grows, and differ between unrelated conversations. Their
  * canonical hashes stand for them.
  */
-function derivedConversation(messages: readonly ChatMessage[]): string {
+function leadingHashes(messages: readonly ChatMessage[]): string[] {
   const opening: string[] = [];
   for (const m of messages) {
     opening.push(messageHash(m));
     if (m.role === 'user') break;
   }
-  return opening.join('.');
+  return opening;
 }
 
 export function identify(
@@ -63,5 +65,6 @@ export function identify(
     if (Buffer.byteLength(id) > MAX_CONVERSATION_ID_BYTES) throw errors.headerTooLong(opts.header, MAX_CONVERSATION_ID_BYTES);
     return { tenant, conversation: conversationIdHash(tenant, id, opts.secret), explicit: true };
   }
-  return { tenant, conversation: keyedHash(opts.secret, 'derived', tenant, derivedConversation(messages)), explicit: false };
+  const hashes = leadingHashes(messages);
+  return { tenant, conversation: keyedHash(opts.secret, 'derived', tenant, hashes.join('.')), explicit: false, leadingHashes: hashes };
 }

@@ -26,7 +26,7 @@ export function createCompactionStep(deps: PipelineDeps): CompactionStep {
       // Identified before counting, so that the memo of the conversation's last request spares
       // hashing its history again.
       const identity = identify(input.req.headers, body.messages, { header: deps.config.server.conversation_header, secret: deps.secret });
-      const tokens = await countRequest(deps.tokens, body, model, `${identity.tenant}.${identity.conversation}`);
+      const tokens = await countRequest(deps.tokens, body, model, `${identity.tenant}.${identity.conversation}`, identity.leadingHashes);
       log.tokensIn = tokens.tokensIn;
       log.conversation = identity.conversation.slice(0, 16);
       // Forwarded first, it is below both lines by proof: nothing to choose, store or prepare.

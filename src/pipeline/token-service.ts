@@ -81,11 +81,11 @@ export interface RequestTokens {
 // keeps writing a request that was forwarded first) while it runs.
 const HASH_SLICE_MS = 0.5;
 
-async function hashMessages(messages: readonly ChatMessage[], recalled: Recalled | undefined): Promise<string[]> {
+async function hashMessages(messages: readonly ChatMessage[], recalled: Recalled | undefined, leading: readonly string[] | undefined): Promise<string[]> {
   const hashes: string[] = [];
   let sliceStart = performance.now();
   for (const [i, m] of messages.entries()) {
-    hashes.push(recalled?.hashes[i] ?? messageHash(m));
+    hashes.push(recalled?.hashes[i] ?? leading?.[i] ?? messageHash(m));
     if (performance.now() - sliceStart > HASH_SLICE_MS) {
       await nextMacrotask();
       sliceStart = performance.now();
@@ -94,13 +94,22 @@ async function hashMessages(messages: readonly ChatMessage[], recalled: Recalled
   return hashes;
 }
 
-/** `conversation` (tenant and conversation, as one string), when known, lets the memo skip the history. */
-export async function countRequest(tokens: TokenService, body: ChatRequest, model: ModelConfig | undefined, conversation?: string): Promise<RequestTokens> {
+/**
+ * `conversation` (tenant and conversation, as one string), when known, lets the memo skip the
+ * history; `leadingHashes`, the first messages' hashes when identifying already worked them out.
+ */
+export async function countRequest(
+  tokens: TokenService,
+  body: ChatRequest,
+  model: ModelConfig | undefined,
+  conversation?: string,
+  leadingHashes?: readonly string[],
+): Promise<RequestTokens> {
   const counter = tokens.counterFor(model?.encoding ?? 'o200k_base');
   const scale = tokens.scaleFor(model);
   const recalled = conversation === undefined ? undefined : tokens.memo.recall(conversation, counter.encoding, body.messages);
   // One hash per message serves both the token cache and the records' hash chain.
-  const hashes = await hashMessages(body.messages, recalled);
+  const hashes = await hashMessages(body.messages, recalled, leadingHashes);
   const counted = await counter.countMessagesAsync(body.messages, hashes, recalled?.tokens);
   if (conversation !== undefined) tokens.memo.remember(conversation, counter.encoding, body.messages, hashes, counted.perMessage);
   const rawTools = counter.countTools(body);
