@@ -1,31 +1,86 @@
-import type { Checkpoint, ConversationRecord } from './store.js';
+import type { Checkpoint, CheckpointEdit, LockHolder } from './store.js';
 
-// Pure checkpoint-list logic, shared by both stores so they cannot drift apart.
+// Pure checkpoint-list logic, shared by both stores so they cannot drift apart: the edits the
+// request path makes (add, confirm, discard) and the bound on what a record keeps.
 
-/**
- * The checkpoint covering the longest prefix that the request still starts with (DESIGN rule 6).
- * `chainLinks[i]` is the chain link of the first i+1 messages after the pinned ones; an edited or
- * branched history falls back to an older checkpoint whose link still matches, or to none.
- */
-export function findLongestMatch(record: ConversationRecord | null, chainLinks: readonly string[]): Checkpoint | undefined {
-  if (!record) return undefined;
-  let best: Checkpoint | undefined;
-  for (const cp of record.checkpoints) {
-    if (cp.covered < 1 || cp.covered > chainLinks.length) continue;
-    if (chainLinks[cp.covered - 1] !== cp.chainHash) continue;
-    if (!best || cp.covered > best.covered) best = cp;
-  }
-  return best;
+export function prefixOf(cp: Checkpoint): number {
+  return cp.prefix ?? cp.covered;
+}
+
+export function isPending(cp: Checkpoint): boolean {
+  return cp.pendingUntil !== undefined;
+}
+
+/** A provisional checkpoint nobody confirmed in time is no longer used. */
+export function isLive(cp: Checkpoint, now: number): boolean {
+  return cp.pendingUntil === undefined || cp.pendingUntil > now;
+}
+
+/** Whether `cp` is about exactly the first items of a request whose chain links are `links`. */
+export function applies(cp: Checkpoint, links: readonly string[]): boolean {
+  const prefix = prefixOf(cp);
+  return prefix >= 1 && prefix <= links.length && links[prefix - 1] === cp.chainHash;
+}
+
+function sameCheckpoint(a: Checkpoint, b: Checkpoint): boolean {
+  return prefixOf(a) === prefixOf(b) && a.chainHash === b.chainHash && a.covered === b.covered;
+}
+
+export interface RecordBound {
+  /** Checkpoints kept on the writer's branch (those the writer's request still starts with). */
+  perBranch: number;
+  /** Checkpoints kept in all, the other branches' newest first. */
+  total: number;
 }
 
 /**
- * The list after adding `checkpoint`: a checkpoint of the same prefix (covered + chainHash) is
- * replaced, the list is sorted by covered, and only the `max` largest are kept, since the newest
- * requests are the ones that match the longest prefixes.
+ * The list with `checkpoint` in it: one about the same prefix is replaced, expired provisional
+ * ones go, the writer's branch (`onBranch`) keeps its `perBranch` longest prefixes, and the
+ * other branches share what is left of `total`, newest first. Sorted by prefix.
  */
-export function mergeCheckpoint(list: readonly Checkpoint[], checkpoint: Checkpoint, max: number): Checkpoint[] {
-  const merged = list.filter((cp) => cp.covered !== checkpoint.covered || cp.chainHash !== checkpoint.chainHash);
-  merged.push(checkpoint);
-  merged.sort((a, b) => a.covered - b.covered || a.createdAt - b.createdAt);
-  return merged.slice(-max);
+export function mergeCheckpoint(
+  list: readonly Checkpoint[],
+  checkpoint: Checkpoint,
+  now: number,
+  bound: RecordBound,
+  onBranch: (cp: Checkpoint) => boolean,
+): Checkpoint[] {
+  const others = list.filter((cp) => !sameCheckpoint(cp, checkpoint) && isLive(cp, now));
+  const branch = [...others.filter(onBranch), checkpoint].sort((a, b) => prefixOf(a) - prefixOf(b) || a.createdAt - b.createdAt).slice(-bound.perBranch);
+  const rest = others
+    .filter((cp) => !onBranch(cp))
+    .sort((a, b) => b.createdAt - a.createdAt)
+    .slice(0, Math.max(0, bound.total - branch.length));
+  return [...branch, ...rest].sort((a, b) => prefixOf(a) - prefixOf(b) || a.createdAt - b.createdAt);
+}
+
+export function addEdit(checkpoint: Checkpoint, bound: RecordBound, onBranch: (cp: Checkpoint) => boolean): CheckpointEdit {
+  return (list, now) => mergeCheckpoint(list, checkpoint, now, bound, onBranch);
+}
+
+/**
+ * A turn that used `checkpoint` got its 2xx: the checkpoint stays for good. When it is no longer
+ * stored (its maker's turn failed and discarded it, or it expired), this turn's success is reason
+ * enough to store it again.
+ */
+export function confirmEdit(checkpoint: Checkpoint, bound: RecordBound, onBranch: (cp: Checkpoint) => boolean): CheckpointEdit {
+  const { pendingUntil: _until, pendingToken: _token, ...confirmed } = checkpoint;
+  return (list, now) => {
+    const stored = list.find((cp) => sameCheckpoint(cp, checkpoint));
+    if (stored && !isPending(stored)) return null;
+    return mergeCheckpoint(list, confirmed, now, bound, onBranch);
+  };
+}
+
+/** The failed turn that made a provisional checkpoint takes it back, unless a turn confirmed it. */
+export function discardEdit(token: string): CheckpointEdit {
+  return (list) => {
+    const kept = list.filter((cp) => !(isPending(cp) && cp.pendingToken === token));
+    return kept.length === list.length ? null : kept;
+  };
+}
+
+/** The holders whose coming checkpoint a request with these links will be able to use. */
+export function holdersAhead(holders: readonly LockHolder[], links: readonly string[], beyond: number): LockHolder[] {
+  return holders.filter((h) => h.prefix > beyond && h.prefix <= links.length && links[h.prefix - 1] === h.link);
 }

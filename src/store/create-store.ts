@@ -13,7 +13,7 @@ export interface CreateStoreHooks {
  * Resolves even when Redis is unreachable: recap then serves without records until it returns.
  */
 export async function createStore(config: StoreConfig, hooks: CreateStoreHooks = {}): Promise<Store> {
-  const limits = { ttlMs: config.ttl_seconds * 1000, maxCheckpoints: config.max_checkpoints };
+  const limits = { ttlMs: config.ttl_seconds * 1000 };
   if (config.url === undefined) {
     return new MemoryStore({ ...limits, maxConversations: config.memory_max_conversations });
   }

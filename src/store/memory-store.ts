@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { mergeCheckpoint } from './checkpoints.js';
 import { conversationTag } from './conversation-tag.js';
-import type { AddCheckpointResult, Checkpoint, ConversationKey, ConversationRecord, Store, StoreLimits } from './store.js';
+import type { CheckpointEdit, ConversationKey, ConversationRecord, LockClaim, LockHolder, LockTable, Store, StoreLimits, UpdateResult } from './store.js';
 
 // The store of a single recap process (no Redis configured). Bounded, so a long-running process
 // with many conversations keeps a fixed memory ceiling: least recently used conversations go first.
@@ -11,11 +10,20 @@ export interface MemoryStoreOptions extends StoreLimits {
   maxConversations: number;
 }
 
+interface HeldLock extends LockHolder {
+  expiresAt: number;
+}
+
+interface Locks {
+  version: number;
+  held: Map<string, HeldLock>;
+}
+
 export class MemoryStore implements Store {
   readonly kind = 'memory' as const;
   private readonly records: LRUCache<string, ConversationRecord>;
-  // Per-entry TTL on set; bounded like the records so abandoned locks cannot pile up.
-  private readonly locks: LRUCache<string, string>;
+  // Bounded like the records, so abandoned lock tables cannot pile up.
+  private readonly locks: LRUCache<string, Locks>;
 
   constructor(private readonly options: MemoryStoreOptions) {
     this.records = new LRUCache({ max: options.maxConversations, ttl: options.ttlMs, updateAgeOnGet: true });
@@ -28,13 +36,14 @@ export class MemoryStore implements Store {
     return record ? structuredClone(record) : null;
   }
 
-  async addCheckpoint(key: ConversationKey, checkpoint: Checkpoint, expectedVersion: number): Promise<AddCheckpointResult> {
+  async updateCheckpoints(key: ConversationKey, edit: CheckpointEdit, expectedVersion?: number): Promise<UpdateResult> {
     const tag = conversationTag(key);
     const current = this.records.get(tag);
     const version = current?.version ?? 0;
-    if (version !== expectedVersion) return { ok: false, current: version };
-    const checkpoints = mergeCheckpoint(current?.checkpoints ?? [], structuredClone(checkpoint), this.options.maxCheckpoints);
-    this.records.set(tag, { version: version + 1, checkpoints, updatedAt: Date.now() });
+    if (expectedVersion !== undefined && version !== expectedVersion) return { ok: false, current: version };
+    const next = edit(structuredClone(current?.checkpoints ?? []), Date.now());
+    if (next === null) return { ok: true, version };
+    this.records.set(tag, { version: version + 1, checkpoints: structuredClone(next), updatedAt: Date.now() });
     return { ok: true, version: version + 1 };
   }
 
@@ -42,21 +51,26 @@ export class MemoryStore implements Store {
     return this.records.delete(conversationTag(key));
   }
 
-  async tryLock(key: ConversationKey, boundary: string, ttlMs: number): Promise<string | null> {
-    const lockKey = this.lockKey(key, boundary);
-    if (this.locks.has(lockKey)) return null;
+  async readLocks(key: ConversationKey): Promise<LockTable> {
+    const locks = this.liveLocks(key);
+    return { version: locks?.version ?? 0, holders: [...(locks?.held.values() ?? [])].map(({ expiresAt: _e, ...holder }) => holder) };
+  }
+
+  async tryLock(key: ConversationKey, claim: LockClaim, ttlMs: number, expectedVersion: number): Promise<string | null> {
+    const locks = this.liveLocks(key) ?? { version: 0, held: new Map<string, HeldLock>() };
+    if (locks.version !== expectedVersion || locks.held.has(claim.id)) return null;
     const token = randomBytes(16).toString('base64url');
-    this.locks.set(lockKey, token, { ttl: ttlMs });
+    locks.held.set(claim.id, { ...claim, token, expiresAt: Date.now() + ttlMs });
+    locks.version++;
+    this.locks.set(conversationTag(key), locks);
     return token;
   }
 
-  async unlock(key: ConversationKey, boundary: string, token: string): Promise<void> {
-    const lockKey = this.lockKey(key, boundary);
-    if (this.locks.get(lockKey) === token) this.locks.delete(lockKey);
-  }
-
-  async isLocked(key: ConversationKey, boundary: string): Promise<boolean> {
-    return this.locks.has(this.lockKey(key, boundary));
+  async unlock(key: ConversationKey, id: string, token: string): Promise<void> {
+    const locks = this.liveLocks(key);
+    if (locks?.held.get(id)?.token !== token) return;
+    locks.held.delete(id);
+    locks.version++;
   }
 
   async ping(): Promise<void> {}
@@ -70,7 +84,16 @@ export class MemoryStore implements Store {
     this.locks.clear();
   }
 
-  private lockKey(key: ConversationKey, boundary: string): string {
-    return `${conversationTag(key)}\n${boundary}`;
+  /** The conversation's lock table with expired locks dropped (which counts as a change). */
+  private liveLocks(key: ConversationKey): Locks | undefined {
+    const locks = this.locks.get(conversationTag(key));
+    if (!locks) return undefined;
+    const now = Date.now();
+    for (const [id, held] of locks.held) {
+      if (held.expiresAt > now) continue;
+      locks.held.delete(id);
+      locks.version++;
+    }
+    return locks;
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisCluster, type ThrowawayCluster } from '../../test/helpers/redis-cluster.js';
 import { redisCli, waitFor } from '../../test/helpers/redis-process.js';
+import { addEdit } from './checkpoints.js';
 import { RedisStore } from './redis-store.js';
 import { runStoreCases } from './store.case.js';
 
@@ -25,12 +26,12 @@ runStoreCases('redis cluster', (limits) => openReady({ ...limits, url: cluster.u
 
 describe('redis cluster sharding', () => {
   it('spreads conversations over the masters', async () => {
-    const store = await openReady({ url: cluster.url, keyPrefix: uniquePrefix(), ttlMs: 60_000, maxCheckpoints: 8, commandTimeoutMs: 2_000 });
+    const store = await openReady({ url: cluster.url, keyPrefix: uniquePrefix(), ttlMs: 60_000, commandTimeoutMs: 2_000 });
     const cp = { covered: 1, chainHash: 'h', summary: 's', summaryTokens: 1, coveredTokens: 5, model: 'm', createdAt: 0 };
     for (let i = 0; i < 30; i++) {
       const key = { tenant: 't', conversation: `c${i}` };
-      expect(await store.addCheckpoint(key, cp, 0)).toEqual({ ok: true, version: 1 });
-      expect(await store.tryLock(key, 'b', 60_000)).not.toBeNull();
+      expect(await store.updateCheckpoints(key, addEdit(cp, { perBranch: 8, total: 8 }, () => true), 0)).toEqual({ ok: true, version: 1 });
+      expect(await store.tryLock(key, { id: 'b', prefix: 1, link: 'h' }, 60_000, 0)).not.toBeNull();
     }
     const sizes = await Promise.all(cluster.nodes.map(async (node) => Number(await redisCli(node.port, 'dbsize'))));
     expect(sizes.filter((size) => size > 0).length).toBeGreaterThan(1);

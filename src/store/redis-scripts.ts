@@ -29,28 +29,55 @@ redis.call('HSET', KEYS[1], 'v', current + 1, 'd', ARGV[3], 'u', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return {1, current + 1}`;
 
-/** SET NX PX: 'OK' when the caller now holds the lock, nil when someone else does. */
+/**
+ * Takes one lock of a conversation's lock table (a hash: `v` its version, `h:<id>` one lock as
+ * `token|expiresAt ms|prefix|link`, expiry in Redis's clock): 'OK' if the table is still at
+ * ARGV[2] and lock ARGV[3] is free (expired locks are dropped on the way), else nil.
+ */
 const LOCK = `${REFUSE_LATE}
-return redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3], 'NX')`;
+local nowMs = math.floor((tonumber(now[1]) * 1000000 + tonumber(now[2])) / 1000)
+local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+if version ~= tonumber(ARGV[2]) then return nil end
+local field = 'h:' .. ARGV[3]
+local fields = redis.call('HGETALL', KEYS[1])
+for i = 1, #fields, 2 do
+  local name, value = fields[i], fields[i + 1]
+  if string.sub(name, 1, 2) == 'h:' then
+    local expires = tonumber(string.match(value, '^[^|]*|([^|]*)'))
+    if expires == nil or expires <= nowMs then
+      redis.call('HDEL', KEYS[1], name)
+    elseif name == field then
+      return nil
+    end
+  end
+end
+local ttl = tonumber(ARGV[5])
+redis.call('HSET', KEYS[1], field, ARGV[4] .. '|' .. (nowMs + ttl) .. '|' .. ARGV[6] .. '|' .. ARGV[7], 'v', version + 1)
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 'OK'`;
 
 /** DEL: the number of keys removed. */
 const DELETE = `${REFUSE_LATE}
 return redis.call('DEL', KEYS[1])`;
 
 /**
- * Deletes the lock only while it still holds the caller's token. No deadline: run late, it can only
- * release the caller's own lock, which is what the caller wanted.
+ * Releases lock ARGV[1] only while it still holds the caller's token ARGV[2]. No deadline: run late,
+ * it can only release the caller's own lock, which is what the caller wanted.
  */
-const COMPARE_AND_DELETE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
+const UNLOCK = `
+local field = 'h:' .. ARGV[1]
+local value = redis.call('HGET', KEYS[1], field)
+if not value or string.match(value, '^[^|]*') ~= ARGV[2] then return 0 end
+redis.call('HDEL', KEYS[1], field)
+redis.call('HINCRBY', KEYS[1], 'v', 1)
+return 1`;
 
 export interface RecapScripts {
   recapLoad(recordKey: string, ttlMs: number): Promise<[string, string, string] | null>;
   recapCompareAndSet(recordKey: string, deadline: number, expectedVersion: number, checkpointsJson: string, updatedAt: number, ttlMs: number): Promise<[0 | 1, number]>;
-  recapLock(lockKey: string, deadline: number, token: string, ttlMs: number): Promise<'OK' | null>;
+  recapLock(locksKey: string, deadline: number, expectedVersion: number, id: string, token: string, ttlMs: number, prefix: number, link: string): Promise<'OK' | null>;
   recapDelete(recordKey: string, deadline: number): Promise<number>;
-  recapCompareAndDelete(lockKey: string, token: string): Promise<number>;
+  recapUnlock(locksKey: string, id: string, token: string): Promise<number>;
 }
 
 export type ScriptedClient = (Redis | Cluster) & RecapScripts;
@@ -60,7 +87,7 @@ export function defineRecapScripts(client: Redis | Cluster): ScriptedClient {
   client.defineCommand('recapCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET });
   client.defineCommand('recapLock', { numberOfKeys: 1, lua: LOCK });
   client.defineCommand('recapDelete', { numberOfKeys: 1, lua: DELETE });
-  client.defineCommand('recapCompareAndDelete', { numberOfKeys: 1, lua: COMPARE_AND_DELETE });
+  client.defineCommand('recapUnlock', { numberOfKeys: 1, lua: UNLOCK });
   // defineCommand adds the methods at runtime; this is the one place their types are asserted.
   return client as ScriptedClient;
 }

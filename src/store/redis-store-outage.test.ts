@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startRedisServer, type ThrowawayRedis } from '../../test/helpers/redis-server.js';
 import { waitFor } from '../../test/helpers/redis-process.js';
+import { addEdit } from './checkpoints.js';
 import { RedisStore } from './redis-store.js';
 import { StoreUnavailableError, type Store } from './store.js';
 
@@ -11,13 +12,15 @@ import { StoreUnavailableError, type Store } from './store.js';
 const key = { tenant: 'tenant', conversation: 'conversation' };
 const cp = { covered: 2, chainHash: 'h', summary: 's', summaryTokens: 1, coveredTokens: 9, model: 'm', createdAt: 0 };
 
+const add = addEdit(cp, { perBranch: 8, total: 8 }, () => true);
+const claim = { id: 'b', prefix: 2, link: 'h' };
 const everyMethod: Record<string, (store: Store) => Promise<unknown>> = {
   load: (s) => s.load(key),
-  addCheckpoint: (s) => s.addCheckpoint(key, cp, 0),
+  updateCheckpoints: (s) => s.updateCheckpoints(key, add),
   delete: (s) => s.delete(key),
-  tryLock: (s) => s.tryLock(key, 'b', 10_000),
+  readLocks: (s) => s.readLocks(key),
+  tryLock: (s) => s.tryLock(key, claim, 10_000, 0),
   unlock: (s) => s.unlock(key, 'b', 'token'),
-  isLocked: (s) => s.isLocked(key, 'b'),
   ping: (s) => s.ping(),
 };
 
@@ -26,7 +29,7 @@ describe('redis store during an outage', () => {
   let store: RedisStore;
   beforeEach(async () => {
     redis = await startRedisServer();
-    store = await RedisStore.open({ url: redis.url, keyPrefix: `recap-${randomBytes(4).toString('hex')}`, ttlMs: 60_000, maxCheckpoints: 8, commandTimeoutMs: 300 });
+    store = await RedisStore.open({ url: redis.url, keyPrefix: `recap-${randomBytes(4).toString('hex')}`, ttlMs: 60_000, commandTimeoutMs: 300 });
   });
   afterEach(async () => {
     await store.close();
@@ -34,7 +37,7 @@ describe('redis store during an outage', () => {
   });
 
   it('rejects every method with StoreUnavailableError within a second, then recovers by itself', async () => {
-    expect(await store.addCheckpoint(key, cp, 0)).toEqual({ ok: true, version: 1 });
+    expect(await store.updateCheckpoints(key, add, 0)).toEqual({ ok: true, version: 1 });
     await redis.kill();
     for (const [name, call] of Object.entries(everyMethod)) {
       const started = Date.now();
@@ -49,7 +52,7 @@ describe('redis store during an outage', () => {
     expect(store.state()).toBe('ready');
     // The restarted server is empty (nothing persisted); the same store instance serves again.
     expect(await store.load(key)).toBeNull();
-    expect(await store.addCheckpoint(key, cp, 0)).toEqual({ ok: true, version: 1 });
+    expect(await store.updateCheckpoints(key, add, 0)).toEqual({ ok: true, version: 1 });
   });
 
   it('gives up on a server that stops answering, and never replays those writes after reconnecting', async () => {
@@ -66,7 +69,7 @@ describe('redis store during an outage', () => {
     // commands on reconnect would now take a lock no request is waiting for.
     await redis.restart();
     await waitFor('the store to reconnect', () => store.ping().then(() => true));
-    expect(await store.isLocked(key, 'b')).toBe(false);
+    expect((await store.readLocks(key)).holders).toEqual([]);
     expect(await store.load(key)).toBeNull();
   });
 });

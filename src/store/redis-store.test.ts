@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { addEdit } from './checkpoints.js';
 import { RedisStore } from './redis-store.js';
 import { runStoreCases } from './store.case.js';
 
@@ -16,13 +17,13 @@ describe('redis store key layout', () => {
 
   it('puts every key of a conversation under one hash tag, with a TTL on the record', async () => {
     const keyPrefix = uniquePrefix();
-    const store = await RedisStore.open({ url, keyPrefix, ttlMs: 60_000, maxCheckpoints: 8, commandTimeoutMs: 2_000 });
+    const store = await RedisStore.open({ url, keyPrefix, ttlMs: 60_000, commandTimeoutMs: 2_000 });
     const key = { tenant: 'tenantHash', conversation: 'convHash' };
     const cp = { covered: 1, chainHash: 'h', summary: 's', summaryTokens: 1, coveredTokens: 5, model: 'm', createdAt: 0 };
-    await store.addCheckpoint(key, cp, 0);
-    await store.tryLock(key, 'boundary-1', 60_000);
+    await store.updateCheckpoints(key, addEdit(cp, { perBranch: 8, total: 8 }, () => true), 0);
+    await store.tryLock(key, { id: 'b1', prefix: 1, link: 'h' }, 60_000, 0);
     const keys = (await raw.keys(`${keyPrefix}:*`)).sort();
-    expect(keys).toEqual([`${keyPrefix}:{tenantHash.convHash}:lock:boundary-1`, `${keyPrefix}:{tenantHash.convHash}:rec`]);
+    expect(keys).toEqual([`${keyPrefix}:{tenantHash.convHash}:locks`, `${keyPrefix}:{tenantHash.convHash}:rec`]);
     expect(await raw.hgetall(`${keyPrefix}:{tenantHash.convHash}:rec`)).toMatchObject({ v: '1', d: JSON.stringify([cp]) });
     expect(await raw.pttl(`${keyPrefix}:{tenantHash.convHash}:rec`)).toBeGreaterThan(59_000);
     await raw.del(...keys);
@@ -31,7 +32,7 @@ describe('redis store key layout', () => {
 
   it('reports a record it cannot read as unavailable rather than as missing', async () => {
     const keyPrefix = uniquePrefix();
-    const store = await RedisStore.open({ url, keyPrefix, ttlMs: 60_000, maxCheckpoints: 8, commandTimeoutMs: 2_000 });
+    const store = await RedisStore.open({ url, keyPrefix, ttlMs: 60_000, commandTimeoutMs: 2_000 });
     await raw.hset(`${keyPrefix}:{t.c}:rec`, { v: '1', d: 'not json', u: '0' });
     await expect(store.load({ tenant: 't', conversation: 'c' })).rejects.toMatchObject({ code: 'store_unavailable' });
     await raw.del(`${keyPrefix}:{t.c}:rec`);

@@ -1,4 +1,3 @@
-import { mergeCheckpoint } from './checkpoints.js';
 import { conversationTag } from './conversation-tag.js';
 import { newLockToken, ReleaseRetries } from './lock-release.js';
 import { withDeadline } from './deadline.js';
@@ -7,18 +6,26 @@ import { defineRecapScripts, type ScriptedClient } from './redis-scripts.js';
 import { readWithClock, writeDeadline } from './write-deadline.js';
 import {
   StoreUnavailableError,
-  type AddCheckpointResult,
   type Checkpoint,
+  type CheckpointEdit,
   type ConversationKey,
   type ConversationRecord,
+  type LockClaim,
+  type LockHolder,
+  type LockTable,
   type Store,
   type StoreLimits,
   type StoreState,
+  type UpdateResult,
 } from './store.js';
 
 // The shared store of many recap replicas. A record is a hash {v: version, d: checkpoints JSON,
-// u: updatedAt}. Every key of one conversation carries the hash tag {tenant.conversation}, so on a
-// cluster they live in one slot and scripts over them never fail with CROSSSLOT.
+// u: updatedAt}; the conversation's compaction locks are another hash (redis-scripts.ts LOCK).
+// Every key of one conversation carries the hash tag {tenant.conversation}, so on a cluster they
+// live in one slot and scripts over them never fail with CROSSSLOT.
+
+// Writers that lost a compare-and-set read and apply their edit again, this many times in all.
+const EDIT_ATTEMPTS = 4;
 
 export interface RedisStoreOptions extends StoreLimits {
   url: string;
@@ -71,19 +78,25 @@ export class RedisStore implements Store {
     });
   }
 
-  async addCheckpoint(key: ConversationKey, checkpoint: Checkpoint, expectedVersion: number): Promise<AddCheckpointResult> {
+  async updateCheckpoints(key: ConversationKey, edit: CheckpointEdit, expectedVersion?: number): Promise<UpdateResult> {
     const recordKey = this.recordKey(key);
-    return this.run('addCheckpoint', async (remainingMs) => {
-      // The merge happens here rather than in Lua, so both stores share one mergeCheckpoint; the
-      // script's version check rejects the write if anyone wrote in between.
-      const read = await readWithClock<[string | null, string | null]>(this.client, (p) => p.hmget(recordKey, 'v', 'd'));
-      const [version, checkpoints] = read.reply;
-      const current = Number(version ?? 0);
-      if (current !== expectedVersion) return { ok: false, current };
-      const merged = mergeCheckpoint(checkpoints ? parseCheckpoints(checkpoints) : [], checkpoint, this.options.maxCheckpoints);
-      const deadline = writeDeadline(read, remainingMs());
-      const [ok, now] = await this.client.recapCompareAndSet(recordKey, deadline, expectedVersion, JSON.stringify(merged), Date.now(), this.options.ttlMs);
-      return ok === 1 ? { ok: true, version: now } : { ok: false, current: now };
+    return this.run('updateCheckpoints', async (remainingMs) => {
+      let result: UpdateResult = { ok: false, current: 0 };
+      for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
+        // The edit runs here rather than in Lua, so both stores share one pure implementation; the
+        // script's version check refuses the write if anyone wrote in between.
+        const read = await readWithClock<[string | null, string | null]>(this.client, (p) => p.hmget(recordKey, 'v', 'd'));
+        const [version, checkpoints] = read.reply;
+        const current = Number(version ?? 0);
+        if (expectedVersion !== undefined && current !== expectedVersion) return { ok: false, current };
+        const next = edit(checkpoints ? parseCheckpoints(checkpoints) : [], Date.now());
+        if (next === null) return { ok: true, version: current };
+        const deadline = writeDeadline(read, remainingMs());
+        const [ok, now] = await this.client.recapCompareAndSet(recordKey, deadline, current, JSON.stringify(next), Date.now(), this.options.ttlMs);
+        result = ok === 1 ? { ok: true, version: now } : { ok: false, current: now };
+        if (result.ok || expectedVersion !== undefined) return result;
+      }
+      return result;
     });
   }
 
@@ -96,22 +109,31 @@ export class RedisStore implements Store {
     });
   }
 
-  async tryLock(key: ConversationKey, boundary: string, ttlMs: number): Promise<string | null> {
-    const lockKey = this.lockKey(key, boundary);
+  async readLocks(key: ConversationKey): Promise<LockTable> {
+    const locksKey = this.locksKey(key);
+    return this.run('readLocks', async () => {
+      const read = await readWithClock<Record<string, string>>(this.client, (p) => p.hgetall(locksKey));
+      return parseLocks(read.reply, read.serverMicros / 1000);
+    });
+  }
+
+  async tryLock(key: ConversationKey, claim: LockClaim, ttlMs: number, expectedVersion: number): Promise<string | null> {
+    const locksKey = this.locksKey(key);
     return this.run('tryLock', async (remainingMs) => {
-      const read = await readWithClock<string | null>(this.client, (p) => p.get(lockKey));
-      if (read.reply !== null) return null;
+      const read = await readWithClock<string | null>(this.client, (p) => p.hget(locksKey, 'v'));
+      if (Number(read.reply ?? 0) !== expectedVersion) return null;
       const token = newLockToken(ttlMs);
-      const set = await this.client.recapLock(lockKey, writeDeadline(read, remainingMs()), token, Math.max(1, Math.ceil(ttlMs)));
+      const ttl = Math.max(1, Math.ceil(ttlMs));
+      const set = await this.client.recapLock(locksKey, writeDeadline(read, remainingMs()), expectedVersion, claim.id, token, ttl, claim.prefix, claim.link);
       return set === 'OK' ? token : null;
     });
   }
 
-  async unlock(key: ConversationKey, boundary: string, token: string): Promise<void> {
-    const lockKey = this.lockKey(key, boundary);
+  async unlock(key: ConversationKey, id: string, token: string): Promise<void> {
+    const locksKey = this.locksKey(key);
     const release = () =>
       this.run('unlock', async () => {
-        await this.client.recapCompareAndDelete(lockKey, token);
+        await this.client.recapUnlock(locksKey, id, token);
       });
     try {
       await release();
@@ -119,11 +141,6 @@ export class RedisStore implements Store {
       this.releaseRetries.retry(token, release);
       throw err;
     }
-  }
-
-  async isLocked(key: ConversationKey, boundary: string): Promise<boolean> {
-    const lockKey = this.lockKey(key, boundary);
-    return this.run('isLocked', async () => (await this.client.exists(lockKey)) > 0);
   }
 
   async ping(): Promise<void> {
@@ -165,9 +182,21 @@ export class RedisStore implements Store {
     return `${this.options.keyPrefix}:{${conversationTag(key)}}:rec`;
   }
 
-  private lockKey(key: ConversationKey, boundary: string): string {
-    return `${this.options.keyPrefix}:{${conversationTag(key)}}:lock:${boundary}`;
+  private locksKey(key: ConversationKey): string {
+    return `${this.options.keyPrefix}:{${conversationTag(key)}}:locks`;
   }
+}
+
+/** The lock table's hash as read, without the locks that expired by Redis's clock `nowMs`. */
+function parseLocks(fields: Record<string, string>, nowMs: number): LockTable {
+  const holders: LockHolder[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    if (!name.startsWith('h:')) continue;
+    const [token, expires, prefix, link] = value.split('|');
+    if (Number(expires) <= nowMs || !token || !link) continue;
+    holders.push({ id: name.slice(2), token, prefix: Number(prefix), link });
+  }
+  return { version: Number(fields.v ?? 0), holders };
 }
 
 function parseCheckpoints(json: string): Checkpoint[] {

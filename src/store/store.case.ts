@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashChain } from '../conversation/canonical.js';
-import { findLongestMatch } from './checkpoints.js';
-import type { Checkpoint, ConversationKey, Store, StoreLimits } from './store.js';
+import { addEdit, applies } from './checkpoints.js';
+import type { Checkpoint, CheckpointEdit, ConversationKey, Store, StoreLimits } from './store.js';
 
 // The store contract, run by every implementation (memory-store.test.ts, redis-store.test.ts,
 // redis-cluster-store.test.ts), in the manner of hono's router/common.case.test.ts.
@@ -17,11 +17,15 @@ function checkpoint(covered: number, chainHash: string, summary = `summary of ${
   return { covered, chainHash, summary, summaryTokens: 10, coveredTokens: covered * 100, model: 'test-model', createdAt: Date.now() };
 }
 
+/** Adds a checkpoint, keeping everything else (a bound far above what the tests store). */
+const add = (cp: Checkpoint): CheckpointEdit => addEdit(cp, { perBranch: 100, total: 100 }, () => false);
+const claim = (id: string, prefix = 4) => ({ id, prefix, link: `link-${id}` });
+
 export function runStoreCases(name: string, makeStore: MakeStore): void {
   describe(`${name} store`, () => {
     const opened: Store[] = [];
     const open = async (limits: Partial<StoreLimits> = {}) => {
-      const store = await makeStore({ ttlMs: 60_000, maxCheckpoints: 8, ...limits });
+      const store = await makeStore({ ttlMs: 60_000, ...limits });
       opened.push(store);
       return store;
     };
@@ -44,73 +48,84 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
       const store = await open();
       const key = newKey();
       const first = checkpoint(4, 'link-4', 'héllo "quoted" — ünïcode ✓');
-      expect(await store.addCheckpoint(key, first, 0)).toEqual({ ok: true, version: 1 });
+      expect(await store.updateCheckpoints(key, add(first), 0)).toEqual({ ok: true, version: 1 });
       const loaded = await store.load(key);
       expect(loaded).toMatchObject({ version: 1, checkpoints: [first] });
       expect(loaded?.updatedAt).toBeGreaterThan(Date.now() - 60_000);
-      expect(await store.addCheckpoint(key, checkpoint(2, 'link-2'), 1)).toEqual({ ok: true, version: 2 });
+      expect(await store.updateCheckpoints(key, add(checkpoint(2, 'link-2')), 1)).toEqual({ ok: true, version: 2 });
       expect((await store.load(key))?.checkpoints.map((cp) => cp.covered)).toEqual([2, 4]);
     });
 
     it('rejects a write whose expected version is stale, reporting the current one', async () => {
       const store = await open();
       const key = newKey();
-      await store.addCheckpoint(key, checkpoint(2, 'a'), 0);
-      expect(await store.addCheckpoint(key, checkpoint(4, 'b'), 0)).toEqual({ ok: false, current: 1 });
-      expect(await store.addCheckpoint(key, checkpoint(4, 'b'), 5)).toEqual({ ok: false, current: 1 });
+      await store.updateCheckpoints(key, add(checkpoint(2, 'a')), 0);
+      expect(await store.updateCheckpoints(key, add(checkpoint(4, 'b')), 0)).toEqual({ ok: false, current: 1 });
+      expect(await store.updateCheckpoints(key, add(checkpoint(4, 'b')), 5)).toEqual({ ok: false, current: 1 });
       expect((await store.load(key))?.checkpoints).toHaveLength(1);
     });
 
     it('lets exactly one of many concurrent writers with the same expected version win', async () => {
       const store = await open();
       const key = newKey();
-      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.addCheckpoint(key, checkpoint(i + 1, `w${i}`), 0)));
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.updateCheckpoints(key, add(checkpoint(i + 1, `w${i}`)), 0)));
       expect(results.filter((r) => r.ok)).toEqual([{ ok: true, version: 1 }]);
       expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.current === 1)).toBe(true);
       expect((await store.load(key))?.checkpoints).toHaveLength(1);
     });
 
-    it('keeps at most maxCheckpoints, dropping the smallest covered', async () => {
-      const store = await open({ maxCheckpoints: 3 });
-      const key = newKey();
-      let version = 0;
-      for (const covered of [6, 2, 8, 4]) {
-        const result = await store.addCheckpoint(key, checkpoint(covered, `c${covered}`), version);
-        if (!result.ok) throw new Error('unexpected conflict');
-        version = result.version;
-      }
-      expect((await store.load(key))?.checkpoints.map((cp) => cp.covered)).toEqual([4, 6, 8]);
-    });
-
-    it('replaces a checkpoint of the same prefix instead of adding a second', async () => {
+    it('applies every concurrent edit made without an expected version: none is lost', async () => {
       const store = await open();
       const key = newKey();
-      await store.addCheckpoint(key, checkpoint(4, 'same', 'old'), 0);
-      await store.addCheckpoint(key, checkpoint(4, 'other-branch', 'branch'), 1);
-      await store.addCheckpoint(key, checkpoint(4, 'same', 'new'), 2);
-      const summaries = (await store.load(key))?.checkpoints.map((cp) => cp.summary).sort();
-      expect(summaries).toEqual(['branch', 'new']);
+      const results = await Promise.all([1, 2, 3].map((i) => store.updateCheckpoints(key, add(checkpoint(i, `w${i}`)))));
+      expect(results.every((r) => r.ok)).toBe(true);
+      expect((await store.load(key))?.checkpoints.map((cp) => cp.covered)).toEqual([1, 2, 3]);
+      expect((await store.load(key))?.version).toBe(3);
     });
 
-    it('finds the longest stored prefix the request still starts with', async () => {
+    it('writes nothing when the edit has nothing to change', async () => {
+      const store = await open();
+      const key = newKey();
+      await store.updateCheckpoints(key, add(checkpoint(2, 'a')));
+      expect(await store.updateCheckpoints(key, () => null)).toEqual({ ok: true, version: 1 });
+      expect((await store.load(key))?.version).toBe(1);
+    });
+
+    it('gives the edit the stored list, so it decides from what is there', async () => {
+      const store = await open();
+      const key = newKey();
+      await store.updateCheckpoints(key, add(checkpoint(2, 'a')));
+      await store.updateCheckpoints(key, (list) => list.map((cp) => ({ ...cp, summary: `${cp.summary}, edited` })));
+      expect((await store.load(key))?.checkpoints[0]?.summary).toBe('summary of 2, edited');
+    });
+
+    it('round-trips every checkpoint field, provisional ones included', async () => {
+      const store = await open();
+      const key = newKey();
+      const full: Checkpoint = { ...checkpoint(3, 'h'), prefix: 9, kept: [0, 2], cleared: [4, 7], pendingUntil: Date.now() + 5_000, pendingToken: 'tok' };
+      await store.updateCheckpoints(key, add(full));
+      expect((await store.load(key))?.checkpoints).toEqual([full]);
+    });
+
+    it('tells which stored checkpoints a request still starts with', async () => {
       const store = await open();
       const key = newKey();
       const links = hashChain(['m1', 'm2', 'm3', 'm4', 'm5', 'm6']);
-      await store.addCheckpoint(key, checkpoint(2, links[1] ?? ''), 0);
-      await store.addCheckpoint(key, checkpoint(4, links[3] ?? ''), 1);
-      const record = await store.load(key);
-      expect(findLongestMatch(record, links)?.covered).toBe(4);
-      expect(findLongestMatch(record, links.slice(0, 3))?.covered).toBe(2);
+      await store.updateCheckpoints(key, add(checkpoint(2, links[1] ?? '')));
+      await store.updateCheckpoints(key, add({ ...checkpoint(2, links[3] ?? ''), prefix: 4 }));
+      const stored = (await store.load(key))?.checkpoints ?? [];
+      expect(stored.filter((cp) => applies(cp, links))).toHaveLength(2);
+      expect(stored.filter((cp) => applies(cp, links.slice(0, 3))).map((cp) => cp.prefix ?? cp.covered)).toEqual([2]);
       const editedThird = hashChain(['m1', 'm2', 'edited', 'm4', 'm5', 'm6']);
-      expect(findLongestMatch(record, editedThird)?.covered).toBe(2);
+      expect(stored.filter((cp) => applies(cp, editedThird))).toHaveLength(1);
       const editedFirst = hashChain(['edited', 'm2', 'm3', 'm4', 'm5', 'm6']);
-      expect(findLongestMatch(record, editedFirst)).toBeUndefined();
+      expect(stored.filter((cp) => applies(cp, editedFirst))).toEqual([]);
     });
 
     it('expires records after the TTL, and a load refreshes it', async () => {
       const store = await open({ ttlMs: 400 });
       const key = newKey();
-      await store.addCheckpoint(key, checkpoint(2, 'a'), 0);
+      await store.updateCheckpoints(key, add(checkpoint(2, 'a')), 0);
       await sleep(250);
       expect(await store.load(key)).not.toBeNull();
       await sleep(250);
@@ -123,53 +138,68 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
     it('deletes a record and tells whether there was one', async () => {
       const store = await open();
       const key = newKey();
-      await store.addCheckpoint(key, checkpoint(2, 'a'), 0);
+      await store.updateCheckpoints(key, add(checkpoint(2, 'a')), 0);
       expect(await store.delete(key)).toBe(true);
       expect(await store.load(key)).toBeNull();
       expect(await store.delete(key)).toBe(false);
-      expect(await store.addCheckpoint(key, checkpoint(2, 'a'), 0)).toEqual({ ok: true, version: 1 });
+      expect(await store.updateCheckpoints(key, add(checkpoint(2, 'a')), 0)).toEqual({ ok: true, version: 1 });
     });
 
-    it('grants a lock to exactly one of many concurrent callers', async () => {
+    it('grants a lock to exactly one of many concurrent callers of one table version', async () => {
       const store = await open();
       const key = newKey();
-      const tokens = await Promise.all(Array.from({ length: 10 }, () => store.tryLock(key, 'b1', 10_000)));
+      const { version } = await store.readLocks(key);
+      const tokens = await Promise.all(Array.from({ length: 10 }, (_, i) => store.tryLock(key, claim(i % 2 === 0 ? 'b1' : `b${i}`), 10_000, version)));
       expect(tokens.filter((t) => t !== null)).toHaveLength(1);
-      expect(await store.isLocked(key, 'b1')).toBe(true);
-      expect(await store.isLocked(key, 'b2')).toBe(false);
-      expect(await store.tryLock(key, 'b2', 10_000)).toEqual(expect.any(String));
+      const table = await store.readLocks(key);
+      expect(table.holders).toHaveLength(1);
+      expect(table.version).toBe(version + 1);
+    });
+
+    it('lists who holds what, and refuses an id that is held even at the current version', async () => {
+      const store = await open();
+      const key = newKey();
+      const token = await store.tryLock(key, claim('b1', 7), 10_000, 0);
+      expect(token).toEqual(expect.any(String));
+      const table = await store.readLocks(key);
+      expect(table.holders).toEqual([{ id: 'b1', prefix: 7, link: 'link-b1', token }]);
+      expect(await store.tryLock(key, claim('b1', 7), 10_000, table.version)).toBeNull();
+      expect(await store.tryLock(key, claim('b2', 9), 10_000, table.version)).toEqual(expect.any(String));
+      expect((await store.readLocks(key)).holders.map((h) => h.id).sort()).toEqual(['b1', 'b2']);
     });
 
     it('releases a lock only for the token that holds it', async () => {
       const store = await open();
       const key = newKey();
-      const token = await store.tryLock(key, 'b', 10_000);
+      const token = await store.tryLock(key, claim('b'), 10_000, 0);
       expect(token).toEqual(expect.any(String));
       await store.unlock(key, 'b', 'not-the-token');
-      expect(await store.isLocked(key, 'b')).toBe(true);
+      expect((await store.readLocks(key)).holders).toHaveLength(1);
       await store.unlock(key, 'b', token ?? '');
-      expect(await store.isLocked(key, 'b')).toBe(false);
-      expect(await store.tryLock(key, 'b', 10_000)).toEqual(expect.any(String));
+      const table = await store.readLocks(key);
+      expect(table.holders).toEqual([]);
+      expect(await store.tryLock(key, claim('b'), 10_000, table.version)).toEqual(expect.any(String));
     });
 
     it('releases a lock when it expires', async () => {
       const store = await open();
       const key = newKey();
-      expect(await store.tryLock(key, 'b', 100)).not.toBeNull();
-      expect(await store.tryLock(key, 'b', 100)).toBeNull();
+      expect(await store.tryLock(key, claim('b'), 100, 0)).not.toBeNull();
+      expect(await store.tryLock(key, claim('b'), 100, 1)).toBeNull();
       await sleep(250);
-      expect(await store.isLocked(key, 'b')).toBe(false);
-      expect(await store.tryLock(key, 'b', 100)).not.toBeNull();
+      const table = await store.readLocks(key);
+      expect(table.holders).toEqual([]);
+      expect(await store.tryLock(key, claim('b'), 100, table.version)).not.toBeNull();
     });
 
     it('keeps tenants apart even for the same conversation id', async () => {
       const store = await open();
       const mine = newKey();
       const theirs = { tenant: opaque(), conversation: mine.conversation };
-      await store.addCheckpoint(mine, checkpoint(2, 'a'), 0);
-      await store.tryLock(mine, 'b', 10_000);
+      await store.updateCheckpoints(mine, add(checkpoint(2, 'a')), 0);
+      await store.tryLock(mine, claim('b'), 10_000, 0);
       expect(await store.load(theirs)).toBeNull();
-      expect(await store.isLocked(theirs, 'b')).toBe(false);
+      expect((await store.readLocks(theirs)).holders).toEqual([]);
       expect(await store.delete(theirs)).toBe(false);
       expect(await store.load(mine)).not.toBeNull();
     });
@@ -177,7 +207,7 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
     it('hands out copies: changing a loaded record changes nothing stored', async () => {
       const store = await open();
       const key = newKey();
-      await store.addCheckpoint(key, checkpoint(2, 'a'), 0);
+      await store.updateCheckpoints(key, add(checkpoint(2, 'a')), 0);
       const loaded = await store.load(key);
       loaded?.checkpoints.push(checkpoint(9, 'z'));
       expect((await store.load(key))?.checkpoints).toHaveLength(1);
@@ -186,7 +216,7 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
     it('refuses keys that are not opaque hashes, so tenants cannot collide', async () => {
       const store = await open();
       await expect(store.load({ tenant: 'a.b', conversation: 'c' })).rejects.toThrow(TypeError);
-      await expect(store.tryLock({ tenant: 'a}', conversation: 'c' }, 'b', 100)).rejects.toThrow(TypeError);
+      await expect(store.tryLock({ tenant: 'a}', conversation: 'c' }, claim('b'), 100, 0)).rejects.toThrow(TypeError);
     });
   });
 }

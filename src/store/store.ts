@@ -7,11 +7,21 @@ export interface ConversationKey {
   conversation: string;
 }
 
-/** "The first `covered` messages after the pinned ones, identified by `chainHash`, are summarized as `summary`." */
+/**
+ * "Of the first `prefix` items after the pinned ones, identified by `chainHash`, the first
+ * `covered` are summarized as `summary`, except `kept` (shown verbatim after it); of the rest,
+ * `cleared` are shown as stubs." (DESIGN rules 1, 6, 11.)
+ */
 export interface Checkpoint {
   covered: number;
-  /** Hash-chain link of exactly those covered messages (canonical.ts `hashChain`). */
+  /** Items the checkpoint is about, at least `covered`; absent in records written before clearing: `covered`. */
+  prefix?: number;
+  /** Hash-chain link of exactly those `prefix` items (canonical.ts `hashChain`). */
   chainHash: string;
+  /** Items below `covered` kept verbatim (later instructions, the task of a cut round); absent: none. */
+  kept?: number[];
+  /** Results in [covered, prefix) whose content is replaced by a stub; absent: none. */
+  cleared?: number[];
   /** May be '' (the window strategy keeps no summary). */
   summary: string;
   summaryTokens: number;
@@ -20,18 +30,50 @@ export interface Checkpoint {
   model: string;
   /** ms since epoch */
   createdAt: number;
+  /**
+   * Set on a provisional checkpoint (rule 9): made visible as soon as its summary was validated,
+   * so that waiting requests use it at once; a turn that used it and got a 2xx confirms it (the
+   * field goes), the failed turn that made it discards it, and past this time (ms since epoch)
+   * nobody uses it any more.
+   */
+  pendingUntil?: number;
+  /** Names the turn that made a provisional checkpoint, so that only it discards it. */
+  pendingToken?: string;
 }
 
 export interface ConversationRecord {
   /** Bumped by every successful write; a missing record is version 0. */
   version: number;
-  /** Sorted by `covered` ascending. */
+  /** Sorted by prefix ascending. */
   checkpoints: Checkpoint[];
   /** ms since epoch of the last write */
   updatedAt: number;
 }
 
-export type AddCheckpointResult = { ok: true; version: number } | { ok: false; current: number };
+/** The checkpoint list after a change, or null for "nothing to change" (pure: checkpoints.ts). */
+export type CheckpointEdit = (list: readonly Checkpoint[], now: number) => Checkpoint[] | null;
+
+export type UpdateResult = { ok: true; version: number } | { ok: false; current: number };
+
+/** One compaction in progress on one branch (rule 9): it will produce a checkpoint of this prefix. */
+export interface LockClaim {
+  /** Unique per branch and boundary: the chain link of the prefix, usually. */
+  id: string;
+  prefix: number;
+  /** Chain link of the claimed prefix: a request whose own link at `prefix` equals it waits for it. */
+  link: string;
+}
+
+export interface LockHolder extends LockClaim {
+  token: string;
+}
+
+export interface LockTable {
+  /** Bumped by every lock taken or released; taking one is compare-and-set on it. */
+  version: number;
+  /** Locks held now; expired ones are left out. */
+  holders: LockHolder[];
+}
 
 export type StoreState = 'ready' | 'connecting' | 'down';
 
@@ -44,20 +86,24 @@ export interface Store {
   /** The record, or null; a hit refreshes its TTL. */
   load(key: ConversationKey): Promise<ConversationRecord | null>;
   /**
-   * Compare-and-set by version (0 = no record yet). Merges `checkpoint` in: one with the same
-   * covered + chainHash is replaced, and beyond max checkpoints the smallest `covered` are dropped.
+   * Applies `edit` to the stored checkpoints under compare-and-set by version. With
+   * `expectedVersion` (0 = no record yet) it writes only at that version; without, it applies the
+   * edit to what it reads, and reads again when another writer got in between (within its bound).
    */
-  addCheckpoint(key: ConversationKey, checkpoint: Checkpoint, expectedVersion: number): Promise<AddCheckpointResult>;
+  updateCheckpoints(key: ConversationKey, edit: CheckpointEdit, expectedVersion?: number): Promise<UpdateResult>;
   /** True when a record existed. */
   delete(key: ConversationKey): Promise<boolean>;
-  /** A random token when this caller now holds the lock, null when someone else does. */
-  tryLock(key: ConversationKey, boundary: string, ttlMs: number): Promise<string | null>;
+  readLocks(key: ConversationKey): Promise<LockTable>;
+  /**
+   * Takes the lock `claim.id` for `ttlMs` if the table is still at `expectedVersion` and that id is
+   * free: the caller's token, or null (someone holds it, or the table changed: read it again).
+   */
+  tryLock(key: ConversationKey, claim: LockClaim, ttlMs: number, expectedVersion: number): Promise<string | null>;
   /**
    * Releases the lock only if `token` still holds it (an expired lock may belong to someone else now).
    * When the store cannot answer, it keeps trying in the background until the lock expires.
    */
-  unlock(key: ConversationKey, boundary: string, token: string): Promise<void>;
-  isLocked(key: ConversationKey, boundary: string): Promise<boolean>;
+  unlock(key: ConversationKey, id: string, token: string): Promise<void>;
   ping(): Promise<void>;
   state(): StoreState;
   close(): Promise<void>;
@@ -66,7 +112,6 @@ export interface Store {
 /** Limits every store shares; ms rather than the config's seconds so tests can use tiny TTLs. */
 export interface StoreLimits {
   ttlMs: number;
-  maxCheckpoints: number;
 }
 
 export class StoreUnavailableError extends Error {
