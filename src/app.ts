@@ -35,7 +35,7 @@ export interface RecapApp {
 export function createApp(deps: AppDeps): RecapApp {
   const app = new Hono<Env>();
   const chat = createChatHandler(deps);
-  const stripHeaders = [deps.config.server.conversation_header];
+  const stripHeaders = deps.config.server.conversation_header;
 
   const finish = (log: RequestLog, status: number) => {
     log.status = status;

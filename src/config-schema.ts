@@ -37,9 +37,23 @@ export const summarizerSchema = z
   })
   .strict();
 
+export const clearingSchema = z
+  .object({
+    // Default: on for the strategies that keep a record of what they evict (summarize, template).
+    enabled: z.boolean().optional(),
+    // The newest steps whose results are never cleared (the newest one never is, whatever this says).
+    keep_last_steps: positiveInt.default(3),
+    // Results smaller than this are not worth a stub.
+    min_tokens: positiveInt.default(256),
+  })
+  .strict();
+
 export const compactionSchema = z
   .object({
     strategy: z.enum(['summarize', 'template', 'window', 'off']).default('summarize'),
+    // Later system/developer messages stay verbatim after the summary instead of being summarized (rule 2).
+    keep_instructions: z.boolean().default(true),
+    clear_tool_results: clearingSchema.default(clearingSchema.parse({})),
     summarizer: summarizerSchema.optional(),
     summary_max_tokens: positiveInt.default(1024),
     trigger_ratio: ratio.default(1.0),
@@ -76,7 +90,10 @@ export const storeSchema = z
   .object({
     url: z.string().min(1).optional(),
     ttl_seconds: positiveInt.default(7 * 24 * 3600),
+    // Per branch of a conversation (the checkpoints a request still starts with)...
     max_checkpoints: positiveInt.default(8),
+    // ...and branches of one conversation (same opening, other continuations) kept at that size.
+    max_branches: positiveInt.default(4),
     command_timeout_ms: positiveInt.default(300),
     memory_max_conversations: positiveInt.default(10_000),
     key_prefix: z.string().default('recap'),
@@ -87,7 +104,11 @@ export const serverSchema = z
   .object({
     port: z.number().int().min(0).max(65535).default(8787),
     host: z.string().default('0.0.0.0'),
-    conversation_header: z.string().min(1).toLowerCase().default('x-conversation-id'),
+    // One header name or a list, tried in order (clients that send a session header of their own).
+    conversation_header: z
+      .union([z.string().min(1).toLowerCase(), z.array(z.string().min(1).toLowerCase()).min(1)])
+      .default('x-conversation-id')
+      .transform((v) => (Array.isArray(v) ? v : [v])),
     body_limit_bytes: positiveInt.default(32 * 1024 * 1024),
     secret: z.string().min(16).optional(),
     admin_token: z.string().min(16).optional(),
@@ -125,6 +146,8 @@ export const backgroundSchema = z
     enabled: z.boolean().default(true),
     concurrency: positiveInt.default(2),
     max_queue: positiveInt.default(256),
+    // Memory the queued jobs' requests may hold in all; beyond it the oldest job is shed.
+    max_queue_bytes: positiveInt.default(256 * 1024 * 1024),
     // Summarizer tokens (input + output) one tenant may spend per window; beyond it, `window`.
     tenant_tokens_per_window: positiveInt.optional(),
     tenant_window_seconds: positiveInt.default(3600),

@@ -25,7 +25,7 @@ function problems(text: string, env: Record<string, string> = {}): string[] {
 describe('config', () => {
   it('fills defaults for every omitted key', () => {
     const c = parseConfig(base, 'recap.yaml', {});
-    expect(c.server).toMatchObject({ port: 8787, conversation_header: 'x-conversation-id', body_limit_bytes: 32 * 1024 * 1024 });
+    expect(c.server).toMatchObject({ port: 8787, conversation_header: ['x-conversation-id'], body_limit_bytes: 32 * 1024 * 1024 });
     expect(c.models[0]!.compaction).toMatchObject({ strategy: 'off', summary_max_tokens: 1024, trigger_ratio: 1, target_ratio: 0.6, prepare_ratio: 0.8 });
     expect(c.store).toMatchObject({ ttl_seconds: 604800 });
     expect(c.store.url).toBeUndefined();

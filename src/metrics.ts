@@ -23,6 +23,7 @@ export function createMetrics() {
     backgroundQueued: new Gauge({ ...r, name: 'recap_background_jobs_queued', help: 'Background compaction jobs waiting' }),
     backgroundRunning: new Gauge({ ...r, name: 'recap_background_jobs_running', help: 'Background compaction jobs running' }),
     backgroundJobs: new Counter({ ...r, name: 'recap_background_jobs_total', help: 'Background compaction jobs by outcome (done, failed, skipped, shed)', labelNames: ['outcome'] }),
+    overBudget: new Counter({ ...r, name: 'recap_over_budget_total', help: 'Requests forwarded over their budget: the newest step alone does not fit', labelNames: ['model'] }),
     tenantBudgetExceeded: new Counter({ ...r, name: 'recap_tenant_budget_exceeded_total', help: 'Compactions that fell back to window because a tenant spent its summarizer budget' }),
     storeErrors: new Counter({ ...r, name: 'recap_store_errors_total', help: 'Store operations that failed (served without records)', labelNames: ['op'] }),
     storeDuration: new Histogram({ ...r, name: 'recap_store_duration_seconds', help: 'Store operation latency', labelNames: ['op'], buckets: LATENCY_BUCKETS }),

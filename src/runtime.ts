@@ -45,7 +45,8 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
       lastStoreError = Date.now();
     },
   });
-  const records = createRecords(store, metrics, logger);
+  const { max_checkpoints: perBranch, max_branches: branches } = config.store;
+  const records = createRecords(store, metrics, logger, { perBranch, total: perBranch * branches });
   const tokens = createTokenService(config, metrics);
   const summarizer = createSummarizer(upstreams);
   const tenantBudget = new TenantBudget(config.background.tenant_tokens_per_window, config.background.tenant_window_seconds * 1000);

@@ -3,11 +3,10 @@ import type { ConversationKey } from '../src/store/store.js';
 import { overBudgetHistory } from './helpers/conversation.js';
 import { type Harness, smallModel, startHarness, SUMMARIZER } from './helpers/harness.js';
 
-// Rule 9 at its narrowest: a compaction's checkpoint is written once its reply reached its client,
-// so the client's next request (on any replica) can read the record just before that write and
-// take the compaction lock just after it is released. recap reads the record again under the lock
-// and reuses what landed instead of summarizing the same span twice. The interleaving is forced by
-// landing the checkpoint from inside the request's own lock call.
+// Rule 9 at its narrowest: another request's checkpoint can land between this request's first
+// read of the record and its claim of the compaction lock. recap reads the record again under the
+// claim and reuses what landed instead of summarizing the same span twice. The interleaving is
+// forced by landing the checkpoint from inside the request's own claim.
 
 let h: Harness;
 beforeAll(async () => {
@@ -32,16 +31,16 @@ describe('single flight', () => {
     // Back to before that write: the next request reads no record...
     await records.forget(key!);
     // ...and the checkpoint lands just before it takes the lock.
-    records.tryLock = async (k, boundary, ttl) => {
+    records.tryLock = async (k, claim, ttl, version) => {
       records.tryLock = tryLock;
-      await records.add(k, record.checkpoints.at(-1)!, 0);
-      return tryLock(k, boundary, ttl);
+      await records.add(k, record.checkpoints.at(-1)!, []);
+      return tryLock(k, claim, ttl, version);
     };
     const calls = h.fake.summarizerRequests().length;
 
     const second = await client.chat.completions.create({ model: 'gpt-test-small', messages }).withResponse();
     expect(second.response.headers.get('x-recap-action')).toBe('reused');
     expect(h.fake.summarizerRequests()).toHaveLength(calls);
-    expect(await records.isLocked(key!, 'compaction')).toBe(false);
+    expect(await records.readLocks(key!)).toMatchObject({ holders: [] });
   });
 });

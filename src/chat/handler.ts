@@ -16,7 +16,7 @@ import type { RequestLog } from './request-log.js';
 /** POST /v1/chat/completions, as the request path of DESIGN.md reads top to bottom. */
 export function createChatHandler(deps: AppDeps) {
   const { config } = deps;
-  const stripHeaders = [config.server.conversation_header];
+  const stripHeaders = config.server.conversation_header;
 
   function forward(upstream: Upstream, req: IncomingMessage, body: Buffer, signal: AbortSignal, log: RequestLog): Promise<Dispatcher.ResponseData> {
     if (config.server.log_bodies) deps.logger.debug({ conversation: log.conversation, body: body.toString('utf8') }, 'forwarded body');
@@ -65,8 +65,8 @@ export function createChatHandler(deps: AppDeps) {
         // after that write, so that its counting does not hold the body back from the upstream.
         await nextMacrotask();
       }
-      plan = await deps.compaction.prepare({ req, body, model: route.model, signal, log, forwardedFirst: early !== undefined });
-      const response = await (early ?? forward(upstream, req, plan.messages ? Buffer.from(JSON.stringify({ ...body, messages: plan.messages })) : raw, signal, log));
+      plan = await deps.compaction.prepare({ req, body, model: route.model, signal, log, forwardedFirst: early !== undefined, bytes: raw.length });
+      const response = await (early ?? forward(upstream, req, plan.view ? Buffer.from(JSON.stringify({ ...body, messages: plan.view })) : raw, signal, log));
 
       const observer = plan.observe(response.statusCode, response.headers);
       const outcome = await sendUpstreamResponse(res, response, {

@@ -1,114 +1,185 @@
 import type { CompactionConfig } from '../config-schema.js';
-import type { Round } from './rounds.js';
+import { type ClearingRules, clearableResults } from './clearing.js';
+import { type BaseView, type Layout, cutIndex, viewTokens } from './layout.js';
 import { summaryReservation } from './validate-summary.js';
 
-// Pure decisions on token counts: no messages, no I/O. The view is what would go upstream:
-// pinned messages + the current summary (if any) + the messages no summary covers yet.
-
-export interface RoundCost {
-  messages: number;
-  tokens: number;
-}
-
-export interface ViewCosts {
-  pinnedTokens: number;
-  /** The current summary message; 0 when there is none. */
-  summaryTokens: number;
-  /** The uncovered rounds, oldest first; the last one is the newest round, always kept. */
-  rounds: readonly RoundCost[];
-  /** Tokens OpenAI adds to every prompt to prime the reply. */
-  primingTokens: number;
-}
-
-/** The leading uncovered rounds to take out of the view, and how many messages they hold. */
-export interface Eviction {
-  rounds: number;
-  messages: number;
-}
-
-export type Plan =
-  | { kind: 'fits'; viewTokens: number }
-  | ({ kind: 'compact'; viewTokens: number } & Eviction)
-  | { kind: 'irreducible'; viewTokens: number };
+// Pure decisions on token counts: no items, no I/O. Compaction starts above trigger × budget and
+// shrinks the view to about target × budget (rule 4: the hysteresis that lets the next turns fit
+// without another change of the prompt prefix). The cheap stage comes first (rule 11): clearing
+// old tool results; only when that is not enough is a summary made, and then the fewest leading
+// units are evicted, the kept part cleared too.
 
 export type PlanRatios = Pick<CompactionConfig, 'trigger_ratio' | 'target_ratio' | 'summary_max_tokens'>;
 
-export function roundCosts(rounds: readonly Round[], messageTokens: readonly number[]): RoundCost[] {
-  return rounds.map((r) => {
-    let tokens = 0;
-    for (let i = r.start; i < r.end; i++) tokens += messageTokens[i] ?? 0;
-    return { messages: r.end - r.start, tokens };
-  });
+export interface PlanRules extends PlanRatios {
+  prepare_ratio: number;
+  /** Keep later system/developer items verbatim instead of summarizing them (rule 2). */
+  keepInstructions: boolean;
+  clearing: ClearingRules | null;
 }
 
-export function viewTokens(view: ViewCosts): number {
-  return view.pinnedTokens + view.summaryTokens + view.primingTokens + sum(view.rounds.map((r) => r.tokens));
+/** A new view: what is covered, kept verbatim, cleared, and which items a new summary takes in. */
+export interface Cut {
+  covered: number;
+  kept: number[];
+  cleared: number[];
+  /** Items the new summary adds to the base's (empty for a drop or a clearing). */
+  evicted: number[];
+  tokens: number;
 }
 
-/**
- * Compaction starts above trigger × budget and shrinks the view so that it lands at or under
- * target × budget once the new summary (at most summary_max_tokens) is in: the gap between the two
- * ratios is the hysteresis that lets the next turns fit without another summarizer call.
- */
-export function planCompaction(view: ViewCosts, budget: number, ratios: PlanRatios): Plan {
-  const total = viewTokens(view);
-  if (total <= ratios.trigger_ratio * budget) return { kind: 'fits', viewTokens: total };
-  // At least one round, or the "compaction" would only rewrite an oversized summary.
-  const eviction = evictionForTarget(view, budget, ratios, 1);
-  if (eviction.rounds === 0) return { kind: 'irreducible', viewTokens: total };
-  return { kind: 'compact', viewTokens: total, ...eviction };
-}
+export type Plan = { kind: 'fits' } | ({ kind: 'clear' } & Cut) | ({ kind: 'summarize' } & Cut) | { kind: 'irreducible' };
 
-/**
- * The failure path (summarizer down, empty or oversized summary): drop the oldest rounds as a
- * projection, keeping pinned messages and the previous summary, until the view fits the whole
- * budget. The target is not used here: nothing replaces what is dropped, so keep all that fits.
- */
-export function planDegrade(view: ViewCosts, budget: number): Eviction {
-  const fixed = view.pinnedTokens + view.summaryTokens + view.primingTokens;
-  return minimalEviction(view.rounds, fixed, budget, 0);
-}
+/** What the view costs with each possible cut after the base, all clearable results cleared. */
+class CutCosts {
+  private readonly keptEligible: boolean[];
+  /** suffix[i]: tokens of items [i, n) as shown once everything clearable is cleared. */
+  private readonly suffix: number[];
+  /** instructionPrefix[i]: tokens of the instructions below i that a cut there keeps verbatim. */
+  private readonly instructionPrefix: number[];
+  readonly cleared: Set<number>;
 
-/**
- * Background pre-compaction: once the view passes prepare × budget, the eviction the next overflow
- * will need, so its checkpoint can be made off the request path. The conversation still grows by
- * about (trigger − prepare) × budget before the checkpoint is used, so it aims that much below the
- * target: when used, the view lands at the target, as after an inline compaction. Null when the
- * view is below the prepare line or nothing would be evicted.
- */
-export function planPrepare(
-  view: ViewCosts,
-  budget: number,
-  ratios: PlanRatios & Pick<CompactionConfig, 'prepare_ratio'>,
-): Eviction | null {
-  if (viewTokens(view) <= ratios.prepare_ratio * budget) return null;
-  const growthBeforeUse = Math.max(0, ratios.trigger_ratio - ratios.prepare_ratio);
-  const eviction = evictionForTarget(view, budget, { ...ratios, target_ratio: ratios.target_ratio - growthBeforeUse }, 0);
-  return eviction.rounds === 0 ? null : eviction;
-}
-
-function evictionForTarget(view: ViewCosts, budget: number, ratios: PlanRatios, atLeast: number): Eviction {
-  // Room for the largest summary message acceptSummary lets through, so the result stays in budget.
-  const limit = ratios.target_ratio * budget - summaryReservation(ratios.summary_max_tokens);
-  return minimalEviction(view.rounds, view.pinnedTokens + view.primingTokens, limit, atLeast);
-}
-
-/**
- * The fewest leading rounds (at least `atLeast`) whose removal brings fixed + the rest to `limit`
- * or under; when even keeping only the newest round is over, all rounds but the newest.
- */
-function minimalEviction(rounds: readonly RoundCost[], fixed: number, limit: number, atLeast: number): Eviction {
-  const evictable = Math.max(0, rounds.length - 1);
-  let kept = sum(rounds.map((r) => r.tokens));
-  let evicted: Eviction = { rounds: 0, messages: 0 };
-  while (evicted.rounds < evictable && (evicted.rounds < atLeast || fixed + kept > limit)) {
-    const next = rounds[evicted.rounds]!;
-    kept -= next.tokens;
-    evicted = { rounds: evicted.rounds + 1, messages: evicted.messages + next.messages };
+  constructor(
+    private readonly l: Layout,
+    private readonly base: BaseView,
+    private readonly rules: PlanRules,
+  ) {
+    const n = l.tokens.length;
+    const baseKept = new Set(base.kept);
+    // What a new cut may keep: never something the base's summary already took in.
+    this.keptEligible = l.tokens.map((_, i) => i >= base.covered || baseKept.has(i));
+    this.cleared = new Set([...base.cleared, ...clearableResults(l, rules.clearing, base.covered)]);
+    this.suffix = new Array<number>(n + 1).fill(0);
+    for (let i = n - 1; i >= 0; i--) this.suffix[i] = this.suffix[i + 1]! + (this.cleared.has(i) ? l.stubTokens(i) : l.tokens[i]!);
+    this.instructionPrefix = new Array<number>(n + 1).fill(0);
+    for (let i = 0; i < n; i++) this.instructionPrefix[i + 1] = this.instructionPrefix[i]! + (this.isKeptInstruction(i) ? l.tokens[i]! : 0);
   }
-  return evicted;
+
+  private isKeptInstruction(i: number): boolean {
+    return this.rules.keepInstructions && this.l.seg.kinds[i] === 'instruction' && this.keptEligible[i]!;
+  }
+
+  /** Items of the cut round's user message that a cut at unit c keeps: the task stays (rule 1). */
+  private headItems(c: number): number[] {
+    const { units, rounds } = this.l.seg;
+    const unit = units[c];
+    const head = unit === undefined ? null : rounds[unit.round]!.head;
+    if (head === null || head >= c) return [];
+    const items: number[] = [];
+    for (let i = units[head]!.start; i < units[head]!.end; i++) if (this.keptEligible[i] && !this.isKeptInstruction(i)) items.push(i);
+    return items;
+  }
+
+  private start(c: number): number {
+    return this.l.seg.units[c]?.start ?? this.l.tokens.length;
+  }
+
+  tokensAt(c: number): number {
+    const k = this.start(c);
+    let head = 0;
+    for (const i of this.headItems(c)) head += this.l.tokens[i]!;
+    return this.l.fixedTokens + this.instructionPrefix[k]! + head + this.suffix[k]!;
+  }
+
+  cutAt(c: number, summaryTokens: number): Cut {
+    const covered = this.start(c);
+    const kept: number[] = [];
+    for (let i = 0; i < covered; i++) if (this.isKeptInstruction(i)) kept.push(i);
+    kept.push(...this.headItems(c));
+    kept.sort((a, b) => a - b);
+    const keptSet = new Set(kept);
+    const evicted: number[] = [];
+    for (const i of this.base.kept) if (!keptSet.has(i)) evicted.push(i);
+    for (let i = this.base.covered; i < covered; i++) if (!keptSet.has(i)) evicted.push(i);
+    const cleared = [...this.cleared].filter((i) => i >= covered).sort((a, b) => a - b);
+    return { covered, kept, cleared, evicted: evicted.sort((a, b) => a - b), tokens: this.tokensAt(c) + summaryTokens };
+  }
 }
 
-function sum(values: readonly number[]): number {
-  return values.reduce((a, b) => a + b, 0);
+/**
+ * The first cut in [from, to] whose view fits `limit`, else the cheapest one (the earliest of
+ * equals). With `mustEvict`, only cuts that take something out of the view count: one that passes
+ * only items kept verbatim saves nothing.
+ */
+function firstFitting(costs: CutCosts, from: number, to: number, limit: number, mustEvict: boolean): number | null {
+  let best: number | null = null;
+  let bestTokens = Infinity;
+  for (let c = from; c <= to; c++) {
+    const tokens = costs.tokensAt(c);
+    if (tokens > limit && tokens >= bestTokens) continue;
+    if (mustEvict && costs.cutAt(c, 0).evicted.length === 0) continue;
+    if (tokens <= limit) return c;
+    [best, bestTokens] = [c, tokens];
+  }
+  return best;
+}
+
+function lastCut(l: Layout): number {
+  // The newest unit is always kept.
+  return l.seg.units.length - 1;
+}
+
+/** Clearing alone, oldest results first, until the view is at or under `limit` (or all are cleared); null if none is. */
+function clearTo(l: Layout, base: BaseView, rules: PlanRules, limit: number): Cut | null {
+  let tokens = viewTokens(l, base);
+  const cleared = new Set(base.cleared);
+  for (const i of clearableResults(l, rules.clearing, base.covered)) {
+    if (tokens <= limit) break;
+    if (cleared.has(i)) continue;
+    cleared.add(i);
+    tokens -= l.tokens[i]! - l.stubTokens(i);
+  }
+  if (cleared.size === base.cleared.size) return null;
+  return { covered: base.covered, kept: [...base.kept], cleared: [...cleared].sort((a, b) => a - b), evicted: [], tokens };
+}
+
+/** A new summary: the fewest leading units after the base evicted, so the view lands at `ratio` × budget. */
+function summarizeTo(l: Layout, base: BaseView, rules: PlanRules, budget: number, ratio: number): Cut | null {
+  const from = cutIndex(l.seg, base.covered);
+  if (from === null || from + 1 > lastCut(l)) return null;
+  const reserved = summaryReservation(rules.summary_max_tokens);
+  const costs = new CutCosts(l, base, rules);
+  const c = firstFitting(costs, from + 1, lastCut(l), ratio * budget - reserved, true);
+  return c === null ? null : costs.cutAt(c, reserved);
+}
+
+export function planCompaction(l: Layout, base: BaseView, budget: number, rules: PlanRules): Plan {
+  if (viewTokens(l, base) <= rules.trigger_ratio * budget) return { kind: 'fits' };
+  const cleared = clearTo(l, base, rules, rules.target_ratio * budget);
+  if (cleared && cleared.tokens <= rules.target_ratio * budget) return { kind: 'clear', ...cleared };
+  const cut = summarizeTo(l, base, rules, budget, rules.target_ratio);
+  if (cut) return { kind: 'summarize', ...cut };
+  // Nothing left to evict: clear what can be cleared, even if the target stays out of reach.
+  return cleared ? { kind: 'clear', ...cleared } : { kind: 'irreducible' };
+}
+
+/**
+ * The failure path (summarizer down, empty or oversized summary): clear what can be cleared and
+ * drop the oldest units as a projection, keeping the pinned block, the base's summary and what a
+ * cut keeps verbatim, until the view fits the whole budget. Nothing replaces what is dropped, so
+ * the target is not used: keep all that fits.
+ */
+export function planDegrade(l: Layout, base: BaseView, budget: number, rules: PlanRules): Cut {
+  const from = cutIndex(l.seg, base.covered) ?? 0;
+  const costs = new CutCosts(l, base, rules);
+  const c = firstFitting(costs, from, Math.max(from, lastCut(l)), budget - base.summaryTokens, false) ?? from;
+  const cut = costs.cutAt(c, base.summaryTokens);
+  return { ...cut, evicted: [] };
+}
+
+/**
+ * Background preparation: once the view passes prepare × budget, the summary the next overflow
+ * will need, made off the request path. The conversation still grows by about (trigger − prepare)
+ * × budget before the checkpoint is used, so it aims that much below the target. Null below the
+ * prepare line, when clearing alone will then do (it costs nothing inline), or when nothing would
+ * be evicted.
+ */
+export function planPrepare(l: Layout, base: BaseView, budget: number, rules: PlanRules): Cut | null {
+  const tokens = viewTokens(l, base);
+  if (tokens <= rules.prepare_ratio * budget) return null;
+  const ratio = rules.target_ratio - Math.max(0, rules.trigger_ratio - rules.prepare_ratio);
+  if (tokens <= ratio * budget) return null;
+  const cleared = clearTo(l, base, rules, ratio * budget);
+  if (cleared && cleared.tokens <= ratio * budget) return null;
+  return summarizeTo(l, base, rules, budget, ratio);
 }

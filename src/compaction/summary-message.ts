@@ -24,29 +24,35 @@ const HEAD_END = '">\n';
 const CLOSE = '\n</recap_summary>';
 
 export interface SummaryCodec {
-  /** The summary message carrying `text`. */
+  /** The sealed text of a summary item carrying `text`, whatever the wire format wraps it in. */
+  seal(text: string): string;
+  /** The summary inside a text this codec sealed (same secret, same tenant), else null. */
+  unseal(text: string): string | null;
+  /** The chat summary message carrying `text`. */
   build(text: string): ChatMessage;
-  /** The text of a summary message this codec built (same secret, same tenant), else null. */
+  /** The text of a chat summary message this codec built, else null. */
   summaryTextOf(m: ChatMessage): string | null;
 }
 
 export function summaryCodec(secret: string, tenant: string): SummaryCodec {
   const seal = (body: string) =>
     createHmac('sha256', secret).update('recap-summary\0').update(tenant).update('\0').update(body).digest('base64url').slice(0, SEAL_CHARS);
+  const sealText = (text: string) => {
+    const body = defuse(text.trim());
+    return `${SUMMARY_MARKER} ${FRAMING}\n${wrap('recap_summary', body, ` seal="${seal(body)}"`)}`;
+  };
+  const unseal = (text: string): string | null => {
+    const bodyStart = HEAD.length + SEAL_CHARS + HEAD_END.length;
+    if (!text.startsWith(HEAD) || !text.startsWith(HEAD_END, bodyStart - HEAD_END.length) || !text.endsWith(CLOSE)) return null;
+    if (text.length < bodyStart + CLOSE.length) return null;
+    const body = text.slice(bodyStart, text.length - CLOSE.length);
+    return sameSeal(text.slice(HEAD.length, HEAD.length + SEAL_CHARS), seal(body)) ? body : null;
+  };
   return {
-    build(text) {
-      const body = defuse(text.trim());
-      return { role: 'system', content: `${SUMMARY_MARKER} ${FRAMING}\n${wrap('recap_summary', body, ` seal="${seal(body)}"`)}` };
-    },
-    summaryTextOf(m) {
-      if (m.role !== 'system') return null;
-      const text = contentText(m.content);
-      const bodyStart = HEAD.length + SEAL_CHARS + HEAD_END.length;
-      if (!text.startsWith(HEAD) || !text.startsWith(HEAD_END, bodyStart - HEAD_END.length) || !text.endsWith(CLOSE)) return null;
-      if (text.length < bodyStart + CLOSE.length) return null;
-      const body = text.slice(bodyStart, text.length - CLOSE.length);
-      return sameSeal(text.slice(HEAD.length, HEAD.length + SEAL_CHARS), seal(body)) ? body : null;
-    },
+    seal: sealText,
+    unseal,
+    build: (text) => ({ role: 'system', content: sealText(text) }),
+    summaryTextOf: (m) => (m.role === 'system' ? unseal(contentText(m.content)) : null),
   };
 }
 

@@ -8,7 +8,7 @@ import { RecapError } from '../errors.js';
 import { messageHash } from './canonical.js';
 import { identify, tenantOf } from './identify.js';
 
-const opts = { header: 'x-conversation-id', secret: 'a-server-secret-of-some-length' };
+const opts = { headers: ['x-conversation-id'], secret: 'a-server-secret-of-some-length' };
 const msgs = [
   { role: 'system', content: 'be brief' },
   { role: 'user', content: 'hello' },
@@ -35,6 +35,15 @@ describe('identify', () => {
     // Handed to counting, which takes them as the leading messages' hashes instead of hashing again.
     expect(later.leadingHashes).toEqual(msgs.map((m) => messageHash(m)));
     expect(identify({ ...h, 'x-conversation-id': 'c' }, msgs, opts).leadingHashes).toBeUndefined();
+  });
+
+  it('tries a list of headers in order, the first one present naming the conversation', () => {
+    const list = { ...opts, headers: ['x-conversation-id', 'x-session-id'] };
+    const h = { authorization: 'Bearer k' };
+    const bySession = identify({ ...h, 'x-session-id': 'ses_1' }, msgs, list);
+    expect(bySession.explicit).toBe(true);
+    expect(identify({ ...h, 'x-session-id': 'ses_1', 'x-conversation-id': 'c' }, msgs, list).conversation).not.toBe(bySession.conversation);
+    expect(identify({ ...h, 'x-conversation-id': '', 'x-session-id': 'ses_1' }, msgs, list).conversation).toBe(bySession.conversation);
   });
 
   it('accepts long ids up to 512 bytes and refuses longer ones with a 400', () => {

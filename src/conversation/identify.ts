@@ -56,13 +56,14 @@ function leadingHashes(messages: readonly ChatMessage[]): string[] {
 export function identify(
   headers: IncomingHttpHeaders,
   messages: readonly ChatMessage[],
-  opts: { header: string; secret: string },
+  opts: { headers: readonly string[]; secret: string },
 ): Identity {
   const tenant = tenantOf(headers, opts.secret);
-  const raw = headers[opts.header];
-  const id = Array.isArray(raw) ? raw.join(',') : raw;
-  if (id !== undefined && id !== '') {
-    if (Buffer.byteLength(id) > MAX_CONVERSATION_ID_BYTES) throw errors.headerTooLong(opts.header, MAX_CONVERSATION_ID_BYTES);
+  for (const name of opts.headers) {
+    const raw = headers[name];
+    const id = Array.isArray(raw) ? raw.join(',') : raw;
+    if (id === undefined || id === '') continue;
+    if (Buffer.byteLength(id) > MAX_CONVERSATION_ID_BYTES) throw errors.headerTooLong(name, MAX_CONVERSATION_ID_BYTES);
     return { tenant, conversation: conversationIdHash(tenant, id, opts.secret), explicit: true };
   }
   const hashes = leadingHashes(messages);

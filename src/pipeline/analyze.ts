@@ -1,102 +1,122 @@
-import { type Round, type Segmentation, pinnedMessages, segment } from '../compaction/rounds.js';
+import type { NeutralItem } from '../compaction/items.js';
+import type { BaseView, Layout } from '../compaction/layout.js';
 import type { SummaryCodec } from '../compaction/summary-message.js';
-import type { ChatMessage } from '../chat/types.js';
+import { type Segmentation, segment } from '../compaction/units.js';
 import { hashChain } from '../conversation/canonical.js';
-import type { ConversationRecord } from '../store/store.js';
-import { type Base, type CandidateCosts, matchingCheckpoints, relativeRoundStarts } from './choose-view.js';
+import type { WireItems } from './wire.js';
 
-// A request taken apart for compaction: pinned messages, the rest with their token counts and
-// hash-chain links, and the cost of the view built on each possible base (rule 2, rule 6).
+// A request taken apart for compaction: the pinned block, the rest with its token counts and
+// hash-chain links, its units (rules 1, 2) and the costs of the views recap can build (layout).
 
-export interface Analysis {
-  messages: readonly ChatMessage[];
+export interface Analysis<T> {
+  items: readonly T[];
+  wire: WireItems<T>;
   seg: Segmentation;
-  pinned: ChatMessage[];
-  pinnedTokens: number;
-  /** Messages after the pinned block. */
-  rest: readonly ChatMessage[];
-  /** Token counts of every message of the request, aligned with `messages`. */
-  perMessage: readonly number[];
-  /** Token counts of `rest`, aligned with it. */
-  restTokens: number[];
+  /** The pinned block without a sent-back summary: what stays first, untouched. */
+  pinned: T[];
+  /** Items after the pinned block. */
+  rest: readonly T[];
+  layout: Layout;
   /** Hash-chain links of `rest`; computed on first use (a request far below its budget never needs them). */
   readonly links: string[];
-  primingTokens: number;
   /** recap's own summary, sent back by the client inside its pinned block, if any. */
   clientSummary: string | null;
-  summaryTokens: (text: string | null) => number;
-  /** Builds and recognises this tenant's summary messages. */
+  summaryTokens(text: string | null): number;
+  codec: SummaryCodec;
+  /** Rest item i as recap shows it once cleared. */
+  clearedItem(i: number): T;
+}
+
+export interface AnalysisInput<T> {
+  items: readonly T[];
+  /** Token counts of every item, aligned with `items` (calibrated). */
+  tokens: readonly number[];
+  /** Canonical hashes of every item, aligned with `items`. */
+  hashes: readonly string[];
+  primingTokens: number;
+  countItem(item: T): number;
+  wire: WireItems<T>;
   codec: SummaryCodec;
 }
 
-export function analyze(
-  messages: readonly ChatMessage[],
-  perMessage: readonly number[],
-  hashes: readonly string[],
-  primingTokens: number,
-  countMessage: (m: ChatMessage) => number,
-  codec: SummaryCodec,
-): Analysis {
-  const seg = segment(messages, (m) => codec.summaryTextOf(m) !== null);
-  const pinned = pinnedMessages(messages, seg);
+export function analyze<T>(input: AnalysisInput<T>): Analysis<T> {
+  const { items, wire, codec } = input;
+  const neutral: NeutralItem[] = items.map((item) => wire.describe(item));
+  const ownSummary = (i: number) => {
+    const text = wire.sealedTextOf(items[i]!);
+    return text !== null && codec.unseal(text) !== null;
+  };
+  const seg = segment(neutral, ownSummary);
+  const pinned = items.slice(0, seg.pinnedCount).filter((_, i) => i !== seg.summaryIndex);
   let pinnedTokens = 0;
-  for (let i = 0; i < seg.pinnedCount; i++) if (i !== seg.summaryIndex) pinnedTokens += perMessage[i]!;
-  const rest = messages.slice(seg.pinnedCount);
+  for (let i = 0; i < seg.pinnedCount; i++) if (i !== seg.summaryIndex) pinnedTokens += input.tokens[i]!;
+  const rest = items.slice(seg.pinnedCount);
+  const restTokens = input.tokens.slice(seg.pinnedCount);
+  const restNeutral = neutral.slice(seg.pinnedCount);
+
+  let toolNames: Map<string, string> | undefined;
+  const toolNameOf = (i: number): string | null => {
+    toolNames ??= new Map(restNeutral.flatMap((n) => n.calls.map((c) => [c.id, c.name] as const)));
+    const id = restNeutral[i]!.resultOf;
+    return id === null ? null : (toolNames.get(id) ?? null);
+  };
+  const cleared = new Map<number, T>();
+  const clearedItem = (i: number): T => {
+    let item = cleared.get(i);
+    if (item === undefined) {
+      item = wire.cleared(rest[i]!, toolNameOf(i), restTokens[i]!);
+      cleared.set(i, item);
+    }
+    return item;
+  };
+  const stubTokens = new Map<number, number>();
+  const layout: Layout = {
+    seg,
+    tokens: restTokens,
+    fixedTokens: pinnedTokens + input.primingTokens,
+    stubTokens(i) {
+      let tokens = stubTokens.get(i);
+      if (tokens === undefined) {
+        tokens = input.countItem(clearedItem(i));
+        stubTokens.set(i, tokens);
+      }
+      return tokens;
+    },
+  };
+  const summaryTokenCache = new Map<string, number>();
   let links: string[] | undefined;
+  const sent = seg.summaryIndex === null ? null : wire.sealedTextOf(items[seg.summaryIndex]!);
   return {
-    messages,
+    items,
+    wire,
     seg,
     pinned,
-    pinnedTokens,
     rest,
-    perMessage,
-    restTokens: perMessage.slice(seg.pinnedCount),
+    layout,
     get links() {
-      links ??= hashChain(hashes.slice(seg.pinnedCount));
+      links ??= hashChain(input.hashes.slice(seg.pinnedCount));
       return links;
     },
-    primingTokens,
-    clientSummary: seg.summaryIndex === null ? null : codec.summaryTextOf(messages[seg.summaryIndex]!),
-    summaryTokens: (text) => (text ? countMessage(codec.build(text)) : 0),
+    clientSummary: sent === null ? null : codec.unseal(sent),
+    summaryTokens(text) {
+      if (!text) return 0;
+      let tokens = summaryTokenCache.get(text);
+      if (tokens === undefined) {
+        tokens = input.countItem(wire.summaryItem(codec.seal(text)));
+        summaryTokenCache.set(text, tokens);
+      }
+      return tokens;
+    },
     codec,
+    clearedItem,
   };
 }
 
-/** Tokens of the messages after the pinned ones from index `from` up to (not including) `to`. */
-export function restTokensBetween(a: Analysis, from: number, to = a.restTokens.length): number {
-  let sum = 0;
-  for (let i = from; i < to; i++) sum += a.restTokens[i]!;
-  return sum;
-}
-
-export function viewCost(a: Analysis, base: Base): number {
-  return a.pinnedTokens + a.summaryTokens(base.summary) + restTokensBetween(a, base.covered) + a.primingTokens;
-}
-
-export function noSummaryBase(a: Analysis): Base {
-  return { covered: 0, summary: a.clientSummary, checkpoint: null };
-}
-
-/** "No stored summary" first, then every matching checkpoint, least covered first. */
-export function candidates(a: Analysis, record: ConversationRecord | null): CandidateCosts[] {
-  const starts = relativeRoundStarts(a.seg.rounds, a.seg.pinnedCount);
-  const bases: Base[] = [
-    noSummaryBase(a),
-    ...matchingCheckpoints(record, a.links, starts).map((cp) => ({ covered: cp.covered, summary: cp.summary || a.clientSummary, checkpoint: cp })),
-  ];
-  return bases.map((base) => ({ base, tokens: viewCost(a, base) }));
-}
-
-/** Rounds not covered by `base`, with absolute message indices. */
-export function uncoveredRounds(a: Analysis, base: Base): Round[] {
-  const from = a.seg.pinnedCount + base.covered;
-  return a.seg.rounds.filter((r) => r.start >= from);
-}
-
-/** What goes upstream: pinned, then the summary (if any), then the uncovered messages from `covered`. */
-export function buildView(a: Analysis, summary: string | null, covered: number): ChatMessage[] {
-  const view = [...a.pinned];
-  if (summary) view.push(a.codec.build(summary));
-  for (let i = covered; i < a.rest.length; i++) view.push(a.rest[i]!);
-  return view;
+/** What goes upstream for a view: pinned, the summary (if any), what it keeps verbatim, then the rest from `covered`, cleared ones as stubs. */
+export function buildView<T>(a: Analysis<T>, summary: string | null, view: Omit<BaseView, 'summaryTokens'>): T[] {
+  const out = [...a.pinned];
+  if (summary) out.push(a.wire.summaryItem(a.codec.seal(summary)));
+  for (const i of view.kept) out.push(a.rest[i]!);
+  for (let i = view.covered; i < a.rest.length; i++) out.push(view.cleared.has(i) ? a.clearedItem(i) : a.rest[i]!);
+  return out;
 }

@@ -1,79 +1,135 @@
 import { JobQueue } from '../background/job-queue.js';
+import { viewTokens } from '../compaction/layout.js';
 import { planPrepare } from '../compaction/plan.js';
+import { prefixOf } from '../store/checkpoints.js';
 import type { Analysis } from './analyze.js';
-import type { Base } from './choose-view.js';
-import { type Decision, costsOf } from './compact-inline.js';
-import { checkpointForSpan } from './span-checkpoint.js';
+import { baseView, candidates } from './choose-view.js';
+import type { Decision } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
-import { acquireCompactionLock, releaseCompactionLock } from './single-flight.js';
-import type { StepContext } from './step-context.js';
+import { planRules } from './plan-rules.js';
+import { claimCompaction, lockTtl, waitForHolders } from './single-flight.js';
+import { checkpointForCut, prefixOfCut } from './span-checkpoint.js';
+import { type StepContext, summarizerRecorder } from './step-context.js';
 
 // Rule 10: once a forwarded view passes prepare × budget, the checkpoint that the next overflow
-// will need is made after the response, so the turn that crosses the trigger finds it ready.
-// Jobs are deduplicated per conversation and boundary in this process (the queue) and across
-// processes (the compaction lock, then a reread of the record).
+// will need is made after the response, so the turn that crosses the trigger finds it ready. At
+// most one job per conversation branch is queued or running (job-queue.ts); a job plans only once
+// it runs, from the newest checkpoint stored by then, and claims its prefix like an inline
+// compaction does (waiting for one ahead of it on its branch), so preparing never costs more
+// summarizer calls than compacting inline would.
 
 export interface BackgroundCompactor {
-  consider(ctx: StepContext, a: Analysis, decision: Decision, budget: number): void;
+  consider<T>(ctx: StepContext, a: Analysis<T>, decision: Decision<T>, budget: number, bytes: number): void;
   idle(): Promise<void>;
   close(): Promise<void>;
 }
+
+type Outcome = 'done' | 'failed' | 'skipped';
+const MAX_ROUNDS = 8;
 
 export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>): BackgroundCompactor {
   const { metrics, logger, config } = deps;
   const queue = new JobQueue({
     concurrency: config.background.concurrency,
     maxQueue: config.background.max_queue,
+    maxQueueBytes: config.background.max_queue_bytes,
     onChange: (queued, running) => {
       metrics.backgroundQueued.set(queued);
       metrics.backgroundRunning.set(running);
     },
     onShed: () => metrics.backgroundJobs.inc({ outcome: 'shed' }),
-    onError: (_key, err) => {
+    onError: (_job, err) => {
       metrics.backgroundJobs.inc({ outcome: 'failed' });
       logger.error({ err }, 'background compaction crashed');
     },
   });
   const shutdown = new AbortController();
 
-  async function run(ctx: StepContext, a: Analysis, base: Base, boundary: number): Promise<string> {
-    const { compaction } = ctx.model;
-    const record = await deps.records.load(ctx.key);
-    if (record === 'unavailable') return 'failed';
-    if (record?.checkpoints.some((cp) => cp.covered >= boundary && a.links[cp.covered - 1] === cp.chainHash)) return 'skipped';
-    const lock = await acquireCompactionLock(deps.records, ctx.key, compaction.summarizer!.timeout_ms);
-    if (!lock.held) return lock.reason === 'busy' ? 'skipped' : 'failed';
-    try {
-      const made = await checkpointForSpan(ctx, a, base, boundary, 'summarize', 'background', shutdown.signal);
-      if (!made.ok) return 'failed';
-      return (await deps.records.add(ctx.key, made.checkpoint, record?.version ?? 0)) ? 'done' : 'failed';
-    } finally {
-      await releaseCompactionLock(deps.records, ctx.key, lock.token);
+  async function run<T>(ctx: StepContext, a: Analysis<T>, budget: number): Promise<Outcome> {
+    const rules = planRules(ctx.model.compaction);
+    const ttl = lockTtl(ctx.model.compaction.summarizer!.timeout_ms);
+    const waitUntil = Date.now() + ttl;
+    let record = await deps.records.load(ctx.key);
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      if (record === 'unavailable') return 'failed';
+      const all = candidates(a, record);
+      const from = all[all.length - 1]!.base;
+      // Planned from what is stored now: skipped when the newest checkpoint still leaves room.
+      const cut = planPrepare(a.layout, baseView(a, from), budget, rules);
+      if (!cut || !deps.tenantBudget.allows(ctx.identity.tenant)) return 'skipped';
+      const prefix = prefixOfCut(cut);
+      const claim = { id: a.links[prefix - 1]!, prefix, link: a.links[prefix - 1]! };
+      const claimed = await claimCompaction(deps.records, ctx.key, claim, a.links, from.checkpoint ? prefixOf(from.checkpoint) : 0, ttl);
+      if (claimed.kind === 'unavailable') return 'failed';
+      if (claimed.kind === 'wait' && !(await waitForHolders(deps.records, ctx.key, claimed.holders, waitUntil, shutdown.signal))) return 'skipped';
+      if (claimed.kind !== 'held') {
+        record = await deps.records.load(ctx.key);
+        continue;
+      }
+      try {
+        const fresh = await deps.records.load(ctx.key);
+        if (fresh !== 'unavailable' && (fresh?.version ?? 0) !== (record?.version ?? 0)) {
+          record = fresh;
+          continue;
+        }
+        const made = await checkpointForCut(ctx, a, from, cut, 'summarize', 'background', shutdown.signal);
+        if (!made.ok) return 'failed';
+        return (await deps.records.add(ctx.key, made.checkpoint, a.links)) ? 'done' : 'failed';
+      } finally {
+        await deps.records.unlock(ctx.key, claim.id, claimed.token);
+      }
     }
+    return 'skipped';
   }
 
   return {
-    consider(ctx, a, decision, budget) {
+    consider(ctx, a, decision, budget, bytes) {
       const { compaction } = ctx.model;
-      if (!config.background.enabled || compaction.strategy !== 'summarize' || decision.action === 'degraded') return;
-      // Prepare from the most compacted checkpoint already stored: if it still leaves room below
-      // the prepare line, the next overflow will use it and there is nothing to do yet.
+      if (!config.background.enabled || !ctx.keepsRecords || compaction.strategy !== 'summarize' || decision.action === 'degraded') return;
+      // A first look from what this request saw; the job plans again when it runs.
       const from = decision.furthest ?? decision.base;
-      const eviction = planPrepare(costsOf(a, from), budget, compaction);
-      if (!eviction || !deps.tenantBudget.allows(ctx.identity.tenant)) return;
-      const boundary = from.covered + eviction.messages;
-      const key = `${ctx.key.tenant}.${ctx.key.conversation}.${boundary}`;
-      const queued = queue.push(key, async () => {
-        const outcome = await run(ctx, a, from, boundary);
-        metrics.backgroundJobs.inc({ outcome });
-        logger.info({ conversation: ctx.log.conversation, boundary, outcome }, 'background compaction');
+      if (viewTokens(a.layout, baseView(a, from)) <= compaction.prepare_ratio * budget) return;
+      if (!planPrepare(a.layout, baseView(a, from), budget, planRules(compaction)) || !deps.tenantBudget.allows(ctx.identity.tenant)) return;
+      const jobCtx = backgroundContext(ctx, shutdown.signal);
+      const outcome = queue.push({
+        group: `${ctx.key.tenant}.${ctx.key.conversation}`,
+        links: a.links,
+        bytes,
+        run: async () => {
+          const result = await run(jobCtx, a, budget);
+          metrics.backgroundJobs.inc({ outcome: result });
+          logger.info({ conversation: jobCtx.log.conversation, outcome: result }, 'background compaction');
+        },
       });
-      if (queued) logger.debug({ conversation: ctx.log.conversation, boundary }, 'background compaction queued');
+      if (outcome === 'queued' || outcome === 'replaced') logger.debug({ conversation: ctx.log.conversation, outcome }, 'background compaction queued');
     },
     idle: () => queue.idle(),
     close: async () => {
       shutdown.abort();
       await queue.close();
     },
+  };
+}
+
+/**
+ * What a queued job keeps of its request: nothing that reaches the request or response objects
+ * (their headers hold the client's credential). The client's Authorization is kept only when the
+ * summarizer's upstream has no key of its own, because the summarizer call must then
+ * authenticate as the client (README, Secrets): until the job has run.
+ */
+function backgroundContext(ctx: StepContext, signal: AbortSignal): StepContext {
+  const summarizer = ctx.model.compaction.summarizer!;
+  const upstream = ctx.deps.config.upstreams[summarizer.upstream ?? ctx.model.upstream];
+  return {
+    deps: ctx.deps,
+    model: ctx.model,
+    identity: ctx.identity,
+    key: ctx.key,
+    counter: ctx.counter,
+    keepsRecords: ctx.keepsRecords,
+    log: { startedAt: 0, method: 'POST', route: ctx.log.route, conversation: ctx.log.conversation },
+    signal,
+    authorization: upstream?.api_key ? undefined : ctx.authorization,
+    recordSummarizer: summarizerRecorder(ctx.deps, ctx.model, ctx.identity.tenant),
   };
 }

@@ -1,44 +1,71 @@
-import type { Round } from '../compaction/rounds.js';
+import type { BaseView } from '../compaction/layout.js';
+import { cutIndex, viewTokens } from '../compaction/layout.js';
+import { applies, isLive, prefixOf } from '../store/checkpoints.js';
 import type { Checkpoint, ConversationRecord } from '../store/store.js';
+import type { Analysis } from './analyze.js';
 
-// Which stored summary a request uses. Candidates are "no summary" and every checkpoint whose
-// covered messages are exactly the request's first messages after the pinned ones (rule 6). The
-// least compacted candidate that fits under the trigger wins: a conversation keeps the same summary
-// (the same prompt prefix, friendly to the upstream's prompt cache) until it no longer fits, and a
-// checkpoint prepared in the background is used only from the turn that needs it.
+// Which stored checkpoint a request uses. Candidates are "no stored summary" and every checkpoint
+// whose prefix the request still starts with (rule 6) and whose cut is still a cut of this request.
+// The least compacted candidate that fits under the trigger wins: a conversation keeps the same
+// summary and the same cleared results (the same prompt prefix, friendly to the upstream's prompt
+// cache) until they no longer fit, and a checkpoint prepared in the background is used only from
+// the turn that needs it.
 
 export interface Base {
-  /** Messages after the pinned ones that the summary covers (0 for none). */
+  /** Items after the pinned block that the summary (or a drop) covers. */
   covered: number;
+  kept: readonly number[];
+  cleared: ReadonlySet<number>;
   summary: string | null;
   checkpoint: Checkpoint | null;
 }
 
 export interface CandidateCosts {
   base: Base;
-  /** Tokens of the view built on this base (pinned + summary + uncovered + priming). */
+  /** Tokens of the view built on this base. */
   tokens: number;
 }
 
-/** Checkpoints that apply to a request whose post-pinned messages have these chain links. */
-export function matchingCheckpoints(
-  record: ConversationRecord | null,
-  links: readonly string[],
-  roundStarts: ReadonlySet<number>,
-): Checkpoint[] {
+export function baseView<T>(a: Analysis<T>, base: Base): BaseView {
+  return { covered: base.covered, kept: base.kept, cleared: base.cleared, summaryTokens: a.summaryTokens(base.summary) };
+}
+
+export function noSummaryBase<T>(a: Analysis<T>): Base {
+  return { covered: 0, kept: [], cleared: new Set(), summary: a.clientSummary, checkpoint: null };
+}
+
+/** A checkpoint read back from the store describes a view of this very request (and nothing else). */
+function fitsRequest<T>(a: Analysis<T>, cp: Checkpoint): boolean {
+  const prefix = prefixOf(cp);
+  const ints = (xs: unknown): xs is number[] => xs === undefined || (Array.isArray(xs) && xs.every(Number.isInteger));
+  if (!Number.isInteger(cp.covered) || cp.covered < 0 || cp.covered > prefix || !ints(cp.kept) || !ints(cp.cleared)) return false;
+  if (cutIndex(a.seg, cp.covered) === null) return false;
+  if ((cp.kept ?? []).some((i) => i < 0 || i >= cp.covered)) return false;
+  return (cp.cleared ?? []).every((i) => i >= cp.covered && i < prefix && a.seg.kinds[i] === 'result');
+}
+
+/** Live checkpoints that apply to this request, least compacted first. */
+export function matchingCheckpoints<T>(a: Analysis<T>, record: ConversationRecord | null, now = Date.now()): Checkpoint[] {
   if (!record) return [];
+  const links = a.links;
   return record.checkpoints
-    .filter((cp) => cp.covered > 0 && cp.covered <= links.length && links[cp.covered - 1] === cp.chainHash && roundStarts.has(cp.covered))
-    .sort((a, b) => a.covered - b.covered);
+    .filter((cp) => isLive(cp, now) && applies(cp, links) && fitsRequest(a, cp))
+    .sort((x, y) => x.covered - y.covered || (x.cleared?.length ?? 0) - (y.cleared?.length ?? 0));
 }
 
-/** The first candidate (least covered) that fits, else the most covered one as the base to compact from. */
-export function chooseBase(candidates: readonly CandidateCosts[], triggerTokens: number): { choice: CandidateCosts; fits: boolean } {
-  for (const c of candidates) if (c.tokens <= triggerTokens) return { choice: c, fits: true };
-  return { choice: candidates[candidates.length - 1]!, fits: false };
+export function checkpointBase<T>(a: Analysis<T>, cp: Checkpoint): Base {
+  // The window strategy stores no summary: the client's own sent-back summary, if any, still stands.
+  return { covered: cp.covered, kept: cp.kept ?? [], cleared: new Set(cp.cleared ?? []), summary: cp.summary || a.clientSummary, checkpoint: cp };
 }
 
-/** Round starts relative to the first message after the pinned ones. */
-export function relativeRoundStarts(rounds: readonly Round[], pinnedCount: number): Set<number> {
-  return new Set(rounds.map((r) => r.start - pinnedCount));
+/** "No stored summary" first, then every matching checkpoint, least compacted first. */
+export function candidates<T>(a: Analysis<T>, record: ConversationRecord | null): CandidateCosts[] {
+  const bases = [noSummaryBase(a), ...matchingCheckpoints(a, record).map((cp) => checkpointBase(a, cp))];
+  return bases.map((base) => ({ base, tokens: viewTokens(a.layout, baseView(a, base)) }));
+}
+
+/** The first candidate (least compacted) that fits, else the most compacted one as the base to compact from. */
+export function chooseBase(all: readonly CandidateCosts[], triggerTokens: number): { choice: CandidateCosts; fits: boolean } {
+  for (const c of all) if (c.tokens <= triggerTokens) return { choice: c, fits: true };
+  return { choice: all[all.length - 1]!, fits: false };
 }

@@ -5,16 +5,22 @@ import { defuse } from '../compaction/delimiters.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import { contentText } from '../compaction/text.js';
 import { summaryReservation } from '../compaction/validate-summary.js';
-import { conversations, type GeneratedConversation, text } from './conversations.case.js';
+import { conversations, text } from './conversations.case.js';
 import { compactWithoutIO, type PureOutcome } from './pure-compaction.case.js';
 
-// DESIGN rules 1, 2 and 4 as properties of the request path's decisions, on generated
-// conversations, budgets and ratios, a stored checkpoint or none, and summarizer replies that are
-// accepted, too long, empty or missing (the degraded path).
+// DESIGN rules 1, 2, 4 and 11 as properties of the request path's decisions, on generated
+// conversations (chats and long tool-using tasks, with later instructions), budgets and ratios,
+// clearing on or off, a stored checkpoint or none, and summarizer replies that are accepted, too
+// long, empty or missing (the degraded path).
 
 const codec = summaryCodec('test-secret-0123456789', 'tenant');
-/** The generated `tokens`, else (recap's summary messages) about four characters a token. */
-const count = (m: ChatMessage): number => (typeof m['tokens'] === 'number' ? m['tokens'] : Math.ceil(contentText(m.content).length / 4) + 4);
+const STUB = '[recap: tool result cleared';
+const isStub = (m: ChatMessage) => typeof m.content === 'string' && m.content.startsWith(STUB);
+/** The generated `tokens`, a stub's own size, else (recap's summary messages) about four characters a token. */
+const count = (m: ChatMessage): number => {
+  if (isStub(m)) return 20;
+  return typeof m['tokens'] === 'number' ? m['tokens'] : Math.ceil(contentText(m.content).length / 4) + 4;
+};
 const PRIMING = 3;
 
 const scenario = fc.record({
@@ -23,6 +29,8 @@ const scenario = fc.record({
   trigger: fc.constantFrom(0.8, 0.9, 1.0),
   target: fc.constantFrom(0.3, 0.5, 0.7),
   summaryMax: fc.integer({ min: 5, max: 300 }),
+  keepInstructions: fc.boolean(),
+  clearing: fc.option(fc.record({ keepLastSteps: fc.integer({ min: 1, max: 3 }), minTokens: fc.integer({ min: 30, max: 300 }) }), { nil: null }),
   reply: fc.oneof(fc.constant(null), fc.constant(''), text, fc.array(text, { minLength: 20, maxLength: 120 }).map((t) => t.join('\n'))),
   checkpoint: fc.option(fc.record({ at: fc.nat(), summary: text }), { nil: undefined }),
 });
@@ -34,15 +42,14 @@ function run(s: Scenario): PureOutcome {
     messages: s.conversation.messages,
     count,
     budget: s.budget,
-    ratios: { trigger_ratio: s.trigger, target_ratio: s.target, summary_max_tokens: s.summaryMax },
+    rules: { trigger_ratio: s.trigger, target_ratio: s.target, prepare_ratio: 0.8, summary_max_tokens: s.summaryMax, keepInstructions: s.keepInstructions, clearing: s.clearing },
     codec,
     summary: s.reply,
-    checkpoint: s.checkpoint && { covered: 1 + (s.checkpoint.at % rest), summary: s.checkpoint.summary },
+    checkpoint: s.checkpoint && { covered: 1 + (s.checkpoint.at % Math.max(1, rest)), summary: s.checkpoint.summary },
   });
 }
 
 const sum = (ms: readonly ChatMessage[]) => ms.reduce((n, m) => n + count(m), 0);
-const lastUserIndex = (ms: readonly ChatMessage[]) => ms.map((m) => m.role).lastIndexOf('user');
 
 /** The largest summary message the view can carry: a new one (at most the reservation) or a given one. */
 function largestSummary(s: Scenario): number {
@@ -50,12 +57,25 @@ function largestSummary(s: Scenario): number {
   return Math.max(summaryReservation(s.summaryMax), ...given);
 }
 
+/** Index of the newest step's first message (an assistant message, with its results after it), or of the last message. */
+function newestUnitStart(ms: readonly ChatMessage[], from: number): number {
+  let i = ms.length - 1;
+  while (i > from && ms[i]!.role === 'tool') i--;
+  return i;
+}
+
 function expectInvariants(s: Scenario, { view }: PureOutcome): void {
   const { messages, pinned, clientSummary } = s.conversation;
+  const after = pinned.length + (clientSummary === null ? 0 : 1);
+  const lastUser = messages.map((m) => m.role).lastIndexOf('user');
+  const newest = messages.slice(newestUnitStart(messages, after));
+  const task = lastUser >= after && lastUser < messages.length - newest.length ? [messages[lastUser]!] : [];
+  const instructions = messages.slice(after).filter((m) => m.role === 'developer');
 
-  // Within budget, unless the newest round with the pinned messages and a summary is over it alone.
-  const newest = messages.slice(lastUserIndex(messages));
-  if (sum(pinned) + largestSummary(s) + sum(newest) + PRIMING <= s.budget) expect(sum(view) + PRIMING).toBeLessThanOrEqual(s.budget);
+  // Within budget, unless the newest step with the pinned block, its task, the kept instructions
+  // and a summary is over it alone.
+  const floor = sum(pinned) + largestSummary(s) + sum(task) + (s.keepInstructions ? sum(instructions) : 0) + sum(newest) + PRIMING;
+  if (floor <= s.budget) expect(sum(view) + PRIMING).toBeLessThanOrEqual(s.budget);
 
   // Pinned messages first and untouched: the very same objects, in order.
   pinned.forEach((m, i) => expect(view[i]).toBe(m));
@@ -69,11 +89,22 @@ function expectInvariants(s: Scenario, { view }: PureOutcome): void {
     expect(allowed).toContain(codec.summaryTextOf(view[pinned.length]!));
   }
 
-  // The rest is a tail of the request, verbatim, cut at a round start (never at a tool result).
-  const kept = view.slice(pinned.length + summaries.length);
-  const tail = messages.slice(messages.length - kept.length);
-  kept.forEach((m, i) => expect(m).toBe(tail[i]));
-  if (kept.length > 0) expect(kept[0]!.role).not.toBe('tool');
+  // After it: messages of the request in their order, the client's own objects (or, for a tool
+  // result, its cleared stub); a tail of the request, before which only kept instructions and the
+  // task of the round the tail starts in may stand.
+  const shown = view.slice(pinned.length + summaries.length);
+  const indices = shown.map((m) => {
+    const i = isStub(m) ? messages.findIndex((x) => x.role === 'tool' && x.tool_call_id === m.tool_call_id) : messages.indexOf(m);
+    expect(i, 'a view message that is not from the request').toBeGreaterThanOrEqual(after);
+    return i;
+  });
+  indices.forEach((i, k) => k > 0 && expect(i).toBeGreaterThan(indices[k - 1]!));
+  // The longest run at the end that is the request's own tail.
+  let tailStart = indices.length;
+  while (tailStart > 0 && indices[tailStart - 1] === messages.length - 1 - (indices.length - tailStart)) tailStart--;
+  for (const i of indices.slice(0, tailStart)) expect(['developer', 'user']).toContain(messages[i]!.role);
+  expect(indices.slice(0, tailStart).filter((i) => messages[i]!.role === 'user').length).toBeLessThanOrEqual(1);
+  if (shown.length > 0) expect(shown[0]!.role).not.toBe('tool');
 
   // Every tool result follows the assistant message that called it, with only results between.
   view.forEach((m, i) => {
@@ -83,24 +114,26 @@ function expectInvariants(s: Scenario, { view }: PureOutcome): void {
     expect(view[j]?.tool_calls?.map((c) => c.id)).toContain(m.tool_call_id);
   });
 
-  // The last user message and everything after it are unchanged.
-  expect(view.slice(view.length - newest.length)).toEqual(newest);
+  // The newest step and its task are unchanged, the very same objects; later instructions are never lost.
   newest.forEach((m, i) => expect(view[view.length - newest.length + i]).toBe(m));
+  for (const m of task) expect(view).toContain(m);
+  if (s.keepInstructions) for (const m of instructions) expect(view).toContain(m);
 }
 
 describe('compaction invariants on generated conversations', () => {
-  it('hold for every plan: fits, reuse, compaction and the degraded path', () => {
+  it('hold for every plan: fits, reuse, clearing, compaction and the degraded path', () => {
     const seen = new Set<string>();
     fc.assert(
       fc.property(scenario, (s) => {
         const outcome = run(s);
         seen.add(outcome.action);
+        if (outcome.view.some(isStub)) seen.add('cleared');
         expectInvariants(s, outcome);
       }),
       { numRuns: 400, seed: 0x5eed },
     );
     // The generator reaches every path, so the properties were checked on each.
-    expect([...seen].sort()).toEqual(['compacted', 'degraded', 'none', 'reused']);
+    expect([...seen].sort()).toEqual(['cleared', 'compacted', 'degraded', 'none', 'reused']);
   });
 
   it('include a case that can fail: a view that drops the pinned messages is caught', () => {

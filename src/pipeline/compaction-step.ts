@@ -1,18 +1,27 @@
+import { chatWire } from '../chat/items.js';
 import type { ChatPlan, CompactionStep, PrepareInput } from '../chat/compaction-step.js';
+import type { ChatMessage } from '../chat/types.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import type { ModelConfig } from '../config.js';
 import { type Identity, credentialOf, identify } from '../conversation/identify.js';
-import { type Analysis, analyze, candidates, noSummaryBase, viewCost } from './analyze.js';
-import { createChatPlan } from './chat-plan.js';
-import { chooseBase } from './choose-view.js';
-import { type Decision, compactInline, unchanged } from './compact-inline.js';
+import { analyze } from './analyze.js';
+import { decide } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
-import type { StepContext } from './step-context.js';
+import { type PlanTokens, createRoutePlan } from './route-plan.js';
+import { type StepContext, summarizerRecorder } from './step-context.js';
 import { type RequestTokens, countRequest } from './token-service.js';
 
-// The compaction part of the request path (DESIGN "One request"): count tokens → identify →
-// load record → choose the view → plan: fits / reuse / compact / degrade. The handler forwards
-// what this returns and calls the plan back as the response goes out.
+// The compaction part of the chat route's request path (DESIGN "One request"): identify → count
+// tokens → load record → choose the view → plan: fits / reuse / compact / degrade. The handler
+// forwards what this returns and calls the plan back as the response goes out.
+
+function planTokens(t: RequestTokens): PlanTokens<ChatMessage> {
+  return {
+    tokensIn: t.tokensIn,
+    toolsTokens: t.toolsTokens,
+    rawOut: (view) => (view ? t.counter.countMessages(view).total + t.rawTools : t.rawIn),
+  };
+}
 
 export function createCompactionStep(deps: PipelineDeps): CompactionStep {
   return {
@@ -21,59 +30,45 @@ export function createCompactionStep(deps: PipelineDeps): CompactionStep {
       if (!model || model.compaction.strategy === 'off') {
         const tokens = await countRequest(deps.tokens, body, model);
         log.tokensIn = tokens.tokensIn;
-        return createChatPlan({ deps, log, tokens, model });
+        const budget = model ? deps.tokens.budgetFor(model, body, tokens.toolsTokens) : undefined;
+        return createRoutePlan({ deps, log, tokens: planTokens(tokens), model, budget });
       }
       // Identified before counting, so that the memo of the conversation's last request spares
       // hashing its history again.
-      const identity = identify(input.req.headers, body.messages, { header: deps.config.server.conversation_header, secret: deps.secret });
+      const identity = identify(input.req.headers, body.messages, { headers: deps.config.server.conversation_header, secret: deps.secret });
       const tokens = await countRequest(deps.tokens, body, model, `${identity.tenant}.${identity.conversation}`, identity.leadingHashes);
       log.tokensIn = tokens.tokensIn;
       log.conversation = identity.conversation.slice(0, 16);
-      // Forwarded first, it is below both lines by proof: nothing to choose, store or prepare.
-      if (input.forwardedFirst) return createChatPlan({ deps, log, tokens, model });
-      const ctx = stepContext(deps, input, model, tokens, identity);
       const budget = deps.tokens.budgetFor(model, body, tokens.toolsTokens);
-      const codec = summaryCodec(deps.secret, ctx.identity.tenant);
-      const a = analyze(body.messages, tokens.perMessage, tokens.hashes, tokens.primingTokens, tokens.countMessage, codec);
+      // Forwarded first, it is below both lines by proof: nothing to choose, store or prepare.
+      if (input.forwardedFirst) return createRoutePlan({ deps, log, tokens: planTokens(tokens), model, budget });
+      const ctx = stepContext(deps, input, model, tokens, identity);
+      const a = analyze({
+        items: body.messages,
+        tokens: tokens.perMessage,
+        hashes: tokens.hashes,
+        primingTokens: tokens.primingTokens,
+        countItem: tokens.countMessage,
+        wire: chatWire,
+        codec: summaryCodec(deps.secret, identity.tenant),
+      });
       const decision = await decide(ctx, a, budget);
-      return createChatPlan({ deps, log, tokens, model, compaction: { ctx, a, decision, budget } });
+      return createRoutePlan({ deps, log, tokens: planTokens(tokens), model, budget, compaction: { ctx, a, decision, budget, bytes: input.bytes } });
     },
   };
-
-  async function decide(ctx: StepContext, a: Analysis, budget: number): Promise<Decision> {
-    const { compaction } = ctx.model;
-    // Below both lines no stored summary can be needed (the least compacted view that fits is the
-    // client's own) and nothing is prepared, so the store is not even asked.
-    const raw = viewCost(a, noSummaryBase(a));
-    if (raw <= compaction.trigger_ratio * budget && raw <= compaction.prepare_ratio * budget) return unchanged(a, noSummaryBase(a));
-    const record = await deps.records.load(ctx.key);
-    const stored = record === 'unavailable' ? null : record;
-    const all = candidates(a, stored);
-    const { choice, fits } = chooseBase(all, compaction.trigger_ratio * budget);
-    const decision = fits ? unchanged(a, choice.base) : await compactInline(ctx, a, choice.base, stored?.version ?? 0, budget);
-    const furthest = all[all.length - 1]!.base;
-    return furthest.covered > decision.base.covered ? { ...decision, furthest } : decision;
-  }
 }
 
 function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig, tokens: RequestTokens, identity: Identity): StepContext {
-  const { metrics } = deps;
-  const summarizerModel = model.compaction.summarizer?.model ?? 'none';
   return {
     deps,
     model,
     identity,
     key: { tenant: identity.tenant, conversation: identity.conversation },
     counter: tokens.counter,
+    keepsRecords: true,
     log: input.log,
     signal: input.signal,
     authorization: credentialOf(input.req.headers) || undefined,
-    recordSummarizer(mode, result, ms) {
-      metrics.summarizerCalls.inc({ model: summarizerModel, outcome: result.ok ? 'ok' : (result.reason ?? 'error'), mode }, result.calls);
-      metrics.summarizerDuration.observe({ mode }, ms / 1000);
-      metrics.summarizerTokens.inc({ direction: 'total' }, result.summarizerTokens);
-      deps.tenantBudget.record(identity.tenant, result.summarizerTokens);
-      if (mode === 'inline') input.log.summarizerMs = Math.round(ms);
-    },
+    recordSummarizer: summarizerRecorder(deps, model, identity.tenant, input.log),
   };
 }

@@ -5,7 +5,8 @@ import { SUMMARY_MARKER, type SummaryCodec } from '../compaction/summary-message
 // Random valid conversations for property tests: a leading block of system/developer messages
 // (some imitating recap's summary marker without its seal), maybe recap's own summary sent back
 // after it, maybe an assistant greeting, then turns: a user message (text or content parts), tool
-// steps (an assistant's parallel tool_calls, then their results in either order) and maybe a reply.
+// steps (an assistant's parallel tool_calls, then their results in either order, maybe followed by
+// a later developer instruction) and maybe a reply. An agent's task is one long turn of many steps.
 // Every message carries `tokens`, the fake count. The shape is generated first and turned into
 // messages after, ids included, so shrinking drops turns and calls without breaking a pairing.
 
@@ -32,17 +33,22 @@ const pinned = fc.record({
   content: fc.oneof(text, text.map((t) => `${SUMMARY_MARKER} ${t}`), fc.array(part, { minLength: 1, maxLength: 2 })),
   tokens,
 });
-const toolStep = fc.record({ callTokens: tokens, resultTokens: fc.array(tokens, { minLength: 1, maxLength: 3 }), reversed: fc.boolean() });
+const toolStep = fc.record({
+  callTokens: tokens,
+  resultTokens: fc.array(tokens, { minLength: 1, maxLength: 3 }),
+  reversed: fc.boolean(),
+  instruction: fc.option(fc.record({ content: text, tokens }), { nil: undefined, freq: 6 }),
+});
 const turn = fc.record({
   user: fc.record({ content, tokens }),
-  steps: fc.array(toolStep, { maxLength: 2 }),
+  steps: fc.array(toolStep, { maxLength: 12 }),
   reply: fc.option(fc.record({ content: text, tokens }), { nil: undefined }),
 });
 const shape = fc.record({
   pinned: fc.array(pinned, { maxLength: 3 }),
   clientSummary: fc.option(text, { nil: undefined }),
   greeting: fc.option(tokens, { nil: undefined }),
-  turns: fc.array(turn, { minLength: 1, maxLength: 10 }),
+  turns: fc.array(turn, { minLength: 1, maxLength: 8 }),
 });
 
 export function conversations(codec: SummaryCodec): fc.Arbitrary<GeneratedConversation> {
@@ -60,6 +66,7 @@ export function conversations(codec: SummaryCodec): fc.Arbitrary<GeneratedConver
         messages.push({ role: 'assistant', content: null, tool_calls: calls, tokens: step.callTokens });
         const results = ids.map((id, k) => ({ role: 'tool', tool_call_id: id, content: `result of ${id}`, tokens: step.resultTokens[k] }));
         messages.push(...(step.reversed ? results.reverse() : results));
+        if (step.instruction) messages.push({ role: 'developer', ...step.instruction });
       }
       if (t.reply) messages.push({ role: 'assistant', ...t.reply });
     }

@@ -25,19 +25,19 @@ describe('canForwardFirst', () => {
       const body = { model: 'small', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: text }] };
       const tokens = counter.countMessages(body.messages).total;
       expect(tokens).toBeLessThanOrEqual(bytes(body));
-      expect(canForwardFirst(body, bytes(body), small, {}, 'x-conversation-id')).toBe(bytes(body) <= 0.8 * 1000);
+      expect(canForwardFirst(body, bytes(body), small, {}, ['x-conversation-id'])).toBe(bytes(body) <= 0.8 * 1000);
     }
   });
 
   it('counts first for images, oversized conversation ids, and doubles the bound for tools and calibration', () => {
     const text = { model: 'small', messages: [{ role: 'user', content: 'hi' }] };
-    expect(canForwardFirst(text, 300, small, {}, 'x-conversation-id')).toBe(true);
+    expect(canForwardFirst(text, 300, small, {}, ['x-conversation-id'])).toBe(true);
     const image = { model: 'small', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] };
-    expect(canForwardFirst(image, 100, small, {}, 'x-conversation-id')).toBe(false);
-    expect(canForwardFirst(text, 300, small, { 'x-conversation-id': 'x'.repeat(600) }, 'x-conversation-id')).toBe(false);
-    expect(canForwardFirst({ ...text, tools: [] }, 450, small, {}, 'x-conversation-id')).toBe(false);
-    expect(canForwardFirst(text, 450, est, {}, 'x-conversation-id')).toBe(false);
-    expect(canForwardFirst(text, 450, small, {}, 'x-conversation-id')).toBe(true);
-    expect(canForwardFirst(text, 1e9, undefined, {}, 'x-conversation-id')).toBe(true);
+    expect(canForwardFirst(image, 100, small, {}, ['x-conversation-id'])).toBe(false);
+    expect(canForwardFirst(text, 300, small, { 'x-conversation-id': 'x'.repeat(600) }, ['x-conversation-id'])).toBe(false);
+    expect(canForwardFirst({ ...text, tools: [] }, 450, small, {}, ['x-conversation-id'])).toBe(false);
+    expect(canForwardFirst(text, 450, est, {}, ['x-conversation-id'])).toBe(false);
+    expect(canForwardFirst(text, 450, small, {}, ['x-conversation-id'])).toBe(true);
+    expect(canForwardFirst(text, 1e9, undefined, {}, ['x-conversation-id'])).toBe(true);
   });
 });

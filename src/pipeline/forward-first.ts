@@ -23,11 +23,13 @@ function textOnly(body: ChatRequest): boolean {
   return true;
 }
 
-export function canForwardFirst(body: ChatRequest, rawBytes: number, model: ModelConfig | undefined, headers: IncomingHttpHeaders, conversationHeader: string): boolean {
+export function canForwardFirst(body: ChatRequest, rawBytes: number, model: ModelConfig | undefined, headers: IncomingHttpHeaders, conversationHeaders: readonly string[]): boolean {
   if (!model || model.compaction.strategy === 'off') return true;
-  const id = headers[conversationHeader];
   // An oversized id is refused with a 400, which must happen before anything is forwarded.
-  if (typeof id === 'string' && Buffer.byteLength(id) > MAX_CONVERSATION_ID_BYTES) return false;
+  for (const name of conversationHeaders) {
+    const id = headers[name];
+    if (typeof id === 'string' && Buffer.byteLength(id) > MAX_CONVERSATION_ID_BYTES) return false;
+  }
   if (!textOnly(body)) return false;
   const hasDefinitions = body.tools !== undefined || body.functions !== undefined || body.response_format !== undefined;
   const calibration = (model.calibrate ?? model.encoding === 'estimate') ? MAX_CALIBRATION_FACTOR : 1;

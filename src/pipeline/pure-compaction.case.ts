@@ -1,71 +1,90 @@
+import { chatWire } from '../chat/items.js';
 import type { ChatMessage } from '../chat/types.js';
-import { planCompaction, planDegrade, type PlanRatios } from '../compaction/plan.js';
+import { viewTokens } from '../compaction/layout.js';
+import { type PlanRules, planCompaction, planDegrade } from '../compaction/plan.js';
 import type { SummaryCodec } from '../compaction/summary-message.js';
 import { acceptSummary } from '../compaction/validate-summary.js';
 import { messageHash } from '../conversation/canonical.js';
 import type { ConversationRecord } from '../store/store.js';
-import { type Analysis, analyze, buildView, candidates, restTokensBetween } from './analyze.js';
-import { chooseBase } from './choose-view.js';
-import { costsOf, unchanged } from './compact-inline.js';
+import { type Analysis, analyze, buildView } from './analyze.js';
+import { baseView, candidates, chooseBase } from './choose-view.js';
+import { describeCheckpoint } from './span-checkpoint.js';
 
-// The decisions of the request path (compaction-step.ts, compact-inline.ts) without any I/O, for
-// tests of the rules: analyze → choose the stored base → plan → accept the summary or degrade →
-// the view. A token count stands in for the tokenizer, a given reply for the summarizer.
+// The decisions of the request path (decide.ts) without any I/O, for tests of the rules: analyze →
+// choose the stored base → plan → clear, or accept the summary or degrade → the view. A token
+// count stands in for the tokenizer, a given reply for the summarizer.
 
 export interface PureInput {
   messages: ChatMessage[];
-  /** Tokens of a message: the request's messages and the summary messages recap builds. */
+  /** Tokens of a message: the request's messages and the messages recap builds. */
   count: (m: ChatMessage) => number;
   budget: number;
-  ratios: PlanRatios;
+  rules: PlanRules;
   codec: SummaryCodec;
   /** What the summarizer answers; null when it fails. */
   summary: string | null;
-  /** A stored checkpoint covering this many messages after the pinned ones. */
+  /** A stored checkpoint covering this many messages after the pinned ones (moved to the next cut if it is not one). */
   checkpoint?: { covered: number; summary: string };
 }
 
 export interface PureOutcome {
   action: 'none' | 'reused' | 'compacted' | 'degraded';
   view: ChatMessage[];
-  /** The messages the new summary replaces (compacted only). */
+  /** The messages the new summary takes in (compacted only). */
   evicted: ChatMessage[];
-  a: Analysis;
+  /** Tokens of the view, priming included. */
+  tokens: number;
+  a: Analysis<ChatMessage>;
 }
 
 const PRIMING_TOKENS = 3;
 
 export function compactWithoutIO(input: PureInput): PureOutcome {
-  const { messages, count, budget, ratios } = input;
-  const a = analyze(messages, messages.map(count), messages.map(messageHash), PRIMING_TOKENS, count, input.codec);
-  const { choice, fits } = chooseBase(candidates(a, storedRecord(a, input)), ratios.trigger_ratio * budget);
+  const { messages, count, budget, rules } = input;
+  const a = analyze({
+    items: messages,
+    tokens: messages.map(count),
+    hashes: messages.map(messageHash),
+    primingTokens: PRIMING_TOKENS,
+    countItem: count,
+    wire: chatWire,
+    codec: input.codec,
+  });
+  const { choice, fits } = chooseBase(candidates(a, storedRecord(a, input)), rules.trigger_ratio * budget);
   const base = choice.base;
-  const plan = fits ? null : planCompaction(costsOf(a, base), budget, ratios);
-  if (plan?.kind !== 'compact') {
-    const d = unchanged(a, base);
-    return { action: d.action, view: d.view ?? messages, evicted: [], a };
-  }
-  const covered = base.covered + plan.messages;
-  const replaced = a.summaryTokens(base.summary) + restTokensBetween(a, base.covered, covered);
+  const unchanged = (): PureOutcome => ({
+    action: base.checkpoint ? 'reused' : 'none',
+    view: base.checkpoint ? buildView(a, base.summary, base) : messages,
+    evicted: [],
+    tokens: choice.tokens,
+    a,
+  });
+  if (fits) return unchanged();
+  const plan = planCompaction(a.layout, baseView(a, base), budget, rules);
+  if (plan.kind === 'fits' || plan.kind === 'irreducible') return unchanged();
+  const view = { covered: plan.covered, kept: plan.kept, cleared: new Set(plan.cleared) };
+  if (plan.kind === 'clear') return { action: 'compacted', view: buildView(a, base.summary, view), evicted: [], tokens: viewTokens(a.layout, { ...view, summaryTokens: a.summaryTokens(base.summary) }), a };
+  const evictedTokens = plan.evicted.reduce((n, i) => n + a.layout.tokens[i]!, 0);
   const text = input.summary;
-  if (text !== null && acceptSummary(text, replaced, a.summaryTokens(text), ratios.summary_max_tokens) === 'ok') {
-    return { action: 'compacted', view: buildView(a, text, covered), evicted: a.rest.slice(base.covered, covered), a };
+  if (text !== null && acceptSummary(text, a.summaryTokens(base.summary) + evictedTokens, a.summaryTokens(text), rules.summary_max_tokens) === 'ok') {
+    const tokens = viewTokens(a.layout, { ...view, summaryTokens: a.summaryTokens(text) });
+    return { action: 'compacted', view: buildView(a, text, view), evicted: plan.evicted.map((i) => a.rest[i]!), tokens, a };
   }
-  const drop = planDegrade(costsOf(a, base), budget);
-  return { action: 'degraded', view: buildView(a, base.summary, base.covered + drop.messages), evicted: [], a };
+  const drop = planDegrade(a.layout, baseView(a, base), budget, rules);
+  const dropped = { covered: drop.covered, kept: drop.kept, cleared: new Set(drop.cleared) };
+  return { action: 'degraded', view: buildView(a, base.summary, dropped), evicted: [], tokens: drop.tokens, a };
 }
 
-function storedRecord(a: Analysis, input: PureInput): ConversationRecord | null {
+function storedRecord(a: Analysis<ChatMessage>, input: PureInput): ConversationRecord | null {
   const cp = input.checkpoint;
-  if (!cp || cp.covered < 1 || cp.covered > a.rest.length) return null;
-  const checkpoint = {
-    covered: cp.covered,
-    chainHash: a.links[cp.covered - 1]!,
-    summary: cp.summary,
-    summaryTokens: a.summaryTokens(cp.summary),
-    coveredTokens: restTokensBetween(a, 0, cp.covered),
-    model: 'test',
-    createdAt: 0,
-  };
+  if (!cp) return null;
+  // The first cut at or after the requested coverage, the way a real compaction would have cut.
+  const unit = a.seg.units.find((u) => u.start >= cp.covered && u.start > 0);
+  if (!unit || unit.start >= a.rest.length) return null;
+  const round = a.seg.rounds[unit.round]!;
+  const head = round.head !== null && round.head < a.seg.units.indexOf(unit) ? [a.seg.units[round.head]!.start] : [];
+  const instructions = input.rules.keepInstructions ? a.seg.kinds.flatMap((k, i) => (k === 'instruction' && i < unit.start ? [i] : [])) : [];
+  const kept = [...instructions, ...head].sort((x, y) => x - y);
+  const checkpoint = describeCheckpoint(a, { covered: unit.start, kept, cleared: [] }, cp.summary, 'test');
   return { version: 1, updatedAt: 0, checkpoints: [checkpoint] };
 }

@@ -1,24 +1,39 @@
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import { type Checkpoint, type ConversationKey, type ConversationRecord, type Store, StoreUnavailableError } from '../store/store.js';
+import { type RecordBound, addEdit, applies, confirmEdit, discardEdit } from '../store/checkpoints.js';
+import {
+  type Checkpoint,
+  type ConversationKey,
+  type ConversationRecord,
+  type LockClaim,
+  type LockTable,
+  type Store,
+  StoreUnavailableError,
+} from '../store/store.js';
 
 // The store as the request path sees it: every failure is absorbed (logged, counted) and turned
 // into "no record" / "not written", so that a store outage never fails or hangs a request (rule 8).
+// Checkpoints are written as edits of the stored list: an add or a confirmation lands whatever else
+// was written meanwhile, bounded per branch (the branch is what the writer's request starts with).
 
 export interface Records {
   readonly store: Store;
   /** The record, null when there is none, or 'unavailable' when the store could not answer. */
   load(key: ConversationKey): Promise<ConversationRecord | null | 'unavailable'>;
-  /** Compare-and-set write; false when another writer won or the store is down. */
-  add(key: ConversationKey, checkpoint: Checkpoint, expectedVersion: number): Promise<boolean>;
-  tryLock(key: ConversationKey, boundary: string, ttlMs: number): Promise<string | null | 'unavailable'>;
-  unlock(key: ConversationKey, boundary: string, token: string): Promise<void>;
-  isLocked(key: ConversationKey, boundary: string): Promise<boolean>;
+  /** Stores a checkpoint of the request whose chain links are `links`; false when it could not. */
+  add(key: ConversationKey, checkpoint: Checkpoint, links: readonly string[]): Promise<boolean>;
+  /** A turn that used a provisional checkpoint got its 2xx: it stays for good. */
+  confirm(key: ConversationKey, checkpoint: Checkpoint, links: readonly string[]): Promise<boolean>;
+  /** The failed turn that made a provisional checkpoint takes it back (unless a turn confirmed it). */
+  discard(key: ConversationKey, pendingToken: string): Promise<boolean>;
+  readLocks(key: ConversationKey): Promise<LockTable | 'unavailable'>;
+  tryLock(key: ConversationKey, claim: LockClaim, ttlMs: number, version: number): Promise<string | null | 'unavailable'>;
+  unlock(key: ConversationKey, id: string, token: string): Promise<void>;
   /** Deletes the record; whether one existed, or 'unavailable'. */
   forget(key: ConversationKey): Promise<boolean | 'unavailable'>;
 }
 
-export function createRecords(store: Store, metrics: Metrics, logger: Logger): Records {
+export function createRecords(store: Store, metrics: Metrics, logger: Logger, bound: RecordBound): Records {
   async function guarded<T>(op: string, work: () => Promise<T>, fallback: T): Promise<T> {
     const end = metrics.storeDuration.startTimer({ op });
     try {
@@ -31,13 +46,16 @@ export function createRecords(store: Store, metrics: Metrics, logger: Logger): R
       end();
     }
   }
+  const onBranchOf = (links: readonly string[]) => (cp: Checkpoint) => applies(cp, links);
   return {
     store,
     load: (key) => guarded<ConversationRecord | null | 'unavailable'>('load', () => store.load(key), 'unavailable'),
-    add: (key, cp, version) => guarded('add_checkpoint', async () => (await store.addCheckpoint(key, cp, version)).ok, false),
-    tryLock: (key, boundary, ttl) => guarded<string | null | 'unavailable'>('lock', () => store.tryLock(key, boundary, ttl), 'unavailable'),
-    unlock: (key, boundary, token) => guarded('unlock', () => store.unlock(key, boundary, token), undefined),
-    isLocked: (key, boundary) => guarded('is_locked', () => store.isLocked(key, boundary), false),
+    add: (key, cp, links) => guarded('add_checkpoint', async () => (await store.updateCheckpoints(key, addEdit(cp, bound, onBranchOf(links)))).ok, false),
+    confirm: (key, cp, links) => guarded('confirm_checkpoint', async () => (await store.updateCheckpoints(key, confirmEdit(cp, bound, onBranchOf(links)))).ok, false),
+    discard: (key, token) => guarded('discard_checkpoint', async () => (await store.updateCheckpoints(key, discardEdit(token))).ok, false),
+    readLocks: (key) => guarded<LockTable | 'unavailable'>('read_locks', () => store.readLocks(key), 'unavailable'),
+    tryLock: (key, claim, ttl, version) => guarded<string | null | 'unavailable'>('lock', () => store.tryLock(key, claim, ttl, version), 'unavailable'),
+    unlock: (key, id, token) => guarded('unlock', () => store.unlock(key, id, token), undefined),
     forget: (key) => guarded<boolean | 'unavailable'>('delete', () => store.delete(key), 'unavailable'),
   };
 }

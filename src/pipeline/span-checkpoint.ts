@@ -1,33 +1,64 @@
+import type { ChatMessage } from '../chat/types.js';
+import type { Cut } from '../compaction/plan.js';
 import { acceptSummary } from '../compaction/validate-summary.js';
 import type { Checkpoint } from '../store/store.js';
-import { type Analysis, restTokensBetween } from './analyze.js';
+import type { Analysis } from './analyze.js';
 import type { Base } from './choose-view.js';
 import { makeSummary } from './make-summary.js';
 import type { StepContext } from './step-context.js';
 
-// The one way a new checkpoint is made, inline or in the background: summarize the messages
-// between the base's coverage and `covered` onto the base's summary, check the result (rule 8),
-// and describe it as a checkpoint of that prefix (rule 6).
+// The one way a new checkpoint is made, inline or in the background: summarize what the cut takes
+// out of the view onto the base's summary, check the result (rule 8), and describe it as a
+// checkpoint of the request's prefix (rule 6), with what it keeps verbatim and clears (rules 2, 11).
 
 export type SpanCheckpoint = { ok: true; checkpoint: Checkpoint } | { ok: false; reason: string };
 
-export async function checkpointForSpan(
-  ctx: StepContext,
-  a: Analysis,
-  base: Base,
-  covered: number,
-  strategy: 'summarize' | 'template' | 'window',
-  mode: 'inline' | 'background',
-  signal: AbortSignal,
-): Promise<SpanCheckpoint> {
+export type Strategy = 'summarize' | 'template' | 'window';
+
+function sumOf(tokens: readonly number[], indices: Iterable<number>): number {
+  let sum = 0;
+  for (const i of indices) sum += tokens[i]!;
+  return sum;
+}
+
+/** The items a checkpoint of this cut is about: what it covers and, beyond, up to its last cleared result. */
+export function prefixOfCut(cut: Pick<Cut, 'covered' | 'cleared'>): number {
+  return Math.max(cut.covered, (cut.cleared.at(-1) ?? -1) + 1);
+}
+
+/** The checkpoint of a view: the summary text it carries, over the request's first items. */
+export function describeCheckpoint<T>(a: Analysis<T>, cut: Pick<Cut, 'covered' | 'kept' | 'cleared'>, summary: string, model: string): Checkpoint {
+  const prefix = prefixOfCut(cut);
+  const tokens = a.layout.tokens;
+  let coveredTokens = 0;
+  for (let i = 0; i < cut.covered; i++) coveredTokens += tokens[i]!;
+  return {
+    covered: cut.covered,
+    prefix,
+    chainHash: a.links[prefix - 1]!,
+    kept: cut.kept,
+    cleared: cut.cleared,
+    summary,
+    summaryTokens: a.summaryTokens(summary),
+    coveredTokens: coveredTokens - sumOf(tokens, cut.kept),
+    model,
+    createdAt: Date.now(),
+  };
+}
+
+export async function checkpointForCut<T>(ctx: StepContext, a: Analysis<T>, base: Base, cut: Cut, strategy: Strategy, mode: 'inline' | 'background', signal: AbortSignal): Promise<SpanCheckpoint> {
   const { compaction } = ctx.model;
-  const evictedTokens = restTokensBetween(a, base.covered, covered);
+  const evictedTokens = sumOf(a.layout.tokens, cut.evicted);
+  const evicted = cut.evicted.flatMap((i): ChatMessage[] => {
+    const m = a.wire.asChat(a.rest[i]!);
+    return m ? [m] : [];
+  });
   const started = performance.now();
   const result = await makeSummary({
     strategy,
     compaction,
     previous: base.summary,
-    evicted: a.rest.slice(base.covered, covered),
+    evicted,
     evictedTokens,
     countText: ctx.counter.countText,
     summarizer: ctx.deps.summarizer,
@@ -37,24 +68,12 @@ export async function checkpointForSpan(
   });
   if (result.calls > 0) ctx.recordSummarizer(mode, result, performance.now() - started);
   if (!result.ok) return { ok: false, reason: `summarizer_${result.reason}` };
-  const summaryTokens = a.summaryTokens(result.text);
   if (strategy === 'summarize') {
-    const verdict = acceptSummary(result.text, a.summaryTokens(base.summary) + evictedTokens, summaryTokens, compaction.summary_max_tokens);
+    const verdict = acceptSummary(result.text, a.summaryTokens(base.summary) + evictedTokens, a.summaryTokens(result.text), compaction.summary_max_tokens);
     if (verdict !== 'ok') {
       ctx.deps.metrics.summarizerCalls.inc({ model: compaction.summarizer!.model, outcome: verdict, mode });
       return { ok: false, reason: `summary_${verdict}` };
     }
   }
-  return {
-    ok: true,
-    checkpoint: {
-      covered,
-      chainHash: a.links[covered - 1]!,
-      summary: result.text,
-      summaryTokens,
-      coveredTokens: restTokensBetween(a, 0, covered),
-      model: strategy === 'summarize' ? compaction.summarizer!.model : strategy,
-      createdAt: Date.now(),
-    },
-  };
+  return { ok: true, checkpoint: describeCheckpoint(a, cut, result.text, strategy === 'summarize' ? compaction.summarizer!.model : strategy) };
 }

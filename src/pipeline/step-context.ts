@@ -5,16 +5,37 @@ import type { ConversationKey } from '../store/store.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 
-/** One chat request's state while the compaction step works on it. */
+export interface SummarizerOutcome {
+  ok: boolean;
+  calls: number;
+  summarizerTokens: number;
+  reason?: string;
+}
+
+/** One request's state while the engine works on it (and a background job's, made from it). */
 export interface StepContext {
   deps: PipelineDeps;
   model: ModelConfig;
   identity: Identity;
   key: ConversationKey;
   counter: TokenCounter;
+  /** False for a caller whose records recap neither keeps nor reads. */
+  keepsRecords: boolean;
   log: RequestLog;
   signal: AbortSignal;
   /** The client's Authorization, for summarizer calls on an upstream without its own key. */
   authorization: string | undefined;
-  recordSummarizer(mode: 'inline' | 'background', result: { ok: boolean; calls: number; summarizerTokens: number; reason?: string }, ms: number): void;
+  recordSummarizer(mode: 'inline' | 'background', result: SummarizerOutcome, ms: number): void;
+}
+
+/** Counts a summarizer call in the metrics and the tenant's allowance. */
+export function summarizerRecorder(deps: PipelineDeps, model: ModelConfig, tenant: string, log?: RequestLog): StepContext['recordSummarizer'] {
+  const summarizerModel = model.compaction.summarizer?.model ?? 'none';
+  return (mode, result, ms) => {
+    deps.metrics.summarizerCalls.inc({ model: summarizerModel, outcome: result.ok ? 'ok' : (result.reason ?? 'error'), mode }, result.calls);
+    deps.metrics.summarizerDuration.observe({ mode }, ms / 1000);
+    deps.metrics.summarizerTokens.inc({ direction: 'total' }, result.summarizerTokens);
+    deps.tenantBudget.record(tenant, result.summarizerTokens);
+    if (mode === 'inline' && log) log.summarizerMs = Math.round(ms);
+  };
 }

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ResponseObserver } from '../chat/compaction-step.js';
+import type { ResponseObserver } from './route-plan.js';
 import { createSseUsageSniffer, usageFromJson } from '../tokens/usage.js';
 
 // Reads `usage.prompt_tokens` off a response as it passes to the client, for calibration. It only

@@ -1,0 +1,47 @@
+import type { NeutralItem } from '../compaction/items.js';
+import { contentText } from '../compaction/text.js';
+import { callsOf } from '../compaction/tool-calls.js';
+import type { WireItems } from '../pipeline/wire.js';
+import type { ChatMessage } from './types.js';
+
+// Chat messages as the engine sees them (compaction/items.ts), and the chat form of what recap
+// writes into a view: a cleared tool result.
+
+export function describeChatMessage(m: ChatMessage): NeutralItem {
+  switch (m.role) {
+    case 'system':
+    case 'developer':
+      return { kind: 'instruction', calls: [], resultOf: null };
+    case 'user':
+      return { kind: 'user', calls: [], resultOf: null };
+    case 'assistant':
+      return { kind: 'assistant', calls: callsOf(m).flatMap((c) => (c.id === null ? [] : [{ id: c.id, name: c.name }])), resultOf: null };
+    case 'tool':
+      return { kind: 'result', calls: [], resultOf: typeof m.tool_call_id === 'string' ? m.tool_call_id : null };
+    // The legacy function result answers the assistant message right before it (no id).
+    case 'function':
+      return { kind: 'result', calls: [], resultOf: null };
+    default:
+      return { kind: 'other', calls: [], resultOf: null };
+  }
+}
+
+/**
+ * The stub that replaces a cleared tool result (rule 11): the same bytes on every turn for the
+ * same result, so the prompt prefix stays as it was; it says what was there and how to get it back.
+ */
+export function clearedToolResult(m: ChatMessage, toolName: string | null, originalTokens: number): ChatMessage {
+  const call = typeof m.tool_call_id === 'string' ? `, call ${m.tool_call_id}` : '';
+  const tool = toolName ?? (typeof m.name === 'string' ? m.name : 'unknown');
+  return { ...m, content: `[recap: tool result cleared to save context — tool ${tool}${call}, ${originalTokens} tokens. Call the tool again if you need it.]` };
+}
+
+/** The chat route's items for the engine (pipeline/wire.ts). */
+export const chatWire: WireItems<ChatMessage> = {
+  route: 'chat',
+  describe: describeChatMessage,
+  summaryItem: (sealed) => ({ role: 'system', content: sealed }),
+  sealedTextOf: (m) => (m.role === 'system' ? contentText(m.content) : null),
+  cleared: clearedToolResult,
+  asChat: (m) => m,
+};

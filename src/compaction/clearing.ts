@@ -1,0 +1,31 @@
+import type { Layout } from './layout.js';
+import { stepUnits } from './units.js';
+
+// Rule 11: old tool results are the bulk of an agent's context, and clearing them costs no LLM
+// call. A result is clearable once it belongs to a step older than the newest `keepLastSteps`
+// steps and is at least `minTokens` long; its content is replaced by a short stub that names the
+// tool, the call and the size (the adapter writes it), the same bytes on every later turn.
+
+export interface ClearingRules {
+  keepLastSteps: number;
+  minTokens: number;
+}
+
+/** Clearable results at or after `from`, oldest first (relative item indices). */
+export function clearableResults(l: Layout, rules: ClearingRules | null, from: number): number[] {
+  if (!rules) return [];
+  const steps = stepUnits(l.seg);
+  // The newest step is always kept verbatim (rule 1), whatever the config says.
+  const keep = Math.max(1, rules.keepLastSteps);
+  if (steps.length <= keep) return [];
+  const protectedFrom = l.seg.units[steps[steps.length - keep]!]!.start;
+  const out: number[] = [];
+  for (const u of steps) {
+    const unit = l.seg.units[u]!;
+    if (unit.start >= protectedFrom) break;
+    for (let i = Math.max(unit.start, from); i < unit.end; i++) {
+      if (l.seg.kinds[i] === 'result' && l.tokens[i]! >= rules.minTokens && l.stubTokens(i) < l.tokens[i]!) out.push(i);
+    }
+  }
+  return out;
+}

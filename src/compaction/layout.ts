@@ -1,0 +1,49 @@
+import type { Segmentation } from './units.js';
+
+// The token costs of the views recap can build for one request, without the items themselves:
+// pinned block + summary + items kept verbatim from the covered part + the uncovered items, each
+// cleared one counted as its stub (rules 1, 2, 11). Every planning decision is a question asked of
+// this model.
+
+export interface Layout {
+  seg: Segmentation;
+  /** Tokens of each item after the pinned block. */
+  tokens: readonly number[];
+  /** The pinned block (a sent-back summary excluded) plus the reply priming: in every view. */
+  fixedTokens: number;
+  /** Tokens of item i once cleared (only results are ever cleared). */
+  stubTokens(i: number): number;
+}
+
+/** A view's base: what a stored checkpoint (or none) already did to the request. */
+export interface BaseView {
+  /** Items after the pinned block that the summary (or a drop) covers: [0, covered). */
+  covered: number;
+  /** Items below `covered` shown verbatim after the summary (instructions, the task of a cut round). */
+  kept: readonly number[];
+  /** Items at or above `covered` shown as a cleared stub. */
+  cleared: ReadonlySet<number>;
+  /** Tokens of the summary message; 0 when there is none. */
+  summaryTokens: number;
+}
+
+export function sumTokens(l: Layout, indices: Iterable<number>): number {
+  let sum = 0;
+  for (const i of indices) sum += l.tokens[i]!;
+  return sum;
+}
+
+/** Tokens of the view built on `base`. */
+export function viewTokens(l: Layout, base: BaseView): number {
+  let tokens = l.fixedTokens + base.summaryTokens + sumTokens(l, base.kept);
+  for (let i = base.covered; i < l.tokens.length; i++) tokens += base.cleared.has(i) ? l.stubTokens(i) : l.tokens[i]!;
+  return tokens;
+}
+
+/** The unit index at which a base's coverage ends, or null when `covered` is not a cut point. */
+export function cutIndex(seg: Segmentation, covered: number): number | null {
+  if (covered === 0) return 0;
+  const total = seg.kinds.length;
+  if (covered === total) return seg.units.length;
+  return seg.unitAt.get(covered) ?? null;
+}

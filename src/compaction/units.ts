@@ -1,0 +1,107 @@
+import type { ItemKind, NeutralItem } from './items.js';
+
+// Where recap may cut a conversation (DESIGN rule 1). After the pinned block, items group into
+// units: a round's head (its user message), steps (one assistant turn: consecutive assistant-side
+// items plus the results of their calls, parallel calls included), instructions and other items.
+// A cut falls between two units, never inside one, so a tool call is never separated from its
+// result and a kept tail never starts with one. A result whose call sits several units back (a
+// client that put a user message between them) joins every unit in between into one.
+//
+// A recap summary inside the leading block (a client that echoes the forwarded view) is not pinned:
+// it is reported as `summaryIndex`, so that its text is carried over as the previous summary.
+// Which item is recap's own is the caller's call (the seal check), not the marker's.
+
+export type UnitKind = 'head' | 'step' | 'instruction' | 'other';
+
+export interface Unit {
+  /** Items [start, end), counted from the first item after the pinned block. */
+  start: number;
+  end: number;
+  kind: UnitKind;
+  /** The round the unit belongs to (index into `rounds`). */
+  round: number;
+}
+
+export interface Round {
+  /** Unit index of the round's user message; null for what comes before the first one (a greeting). */
+  head: number | null;
+  /** Units [firstUnit, endUnit). */
+  firstUnit: number;
+  endUnit: number;
+}
+
+export interface Segmentation {
+  /** Length of the leading system/developer block; those items are never summarized. */
+  pinnedCount: number;
+  /** Index (in the whole request) of the last of recap's own summaries in the leading block, or null. */
+  summaryIndex: number | null;
+  /** Units over the items after the pinned block, in order; they tile it. */
+  units: Unit[];
+  rounds: Round[];
+  /** Kind of each item after the pinned block. */
+  kinds: ItemKind[];
+  /** Unit index starting at each item index, for the items that start one. */
+  unitAt: ReadonlyMap<number, number>;
+}
+
+function startsUnit(item: NeutralItem, previous: NeutralItem | undefined): boolean {
+  if (previous === undefined) return true;
+  if (item.kind === 'result') return false;
+  if (item.kind === 'assistant') return previous.kind !== 'assistant';
+  return true;
+}
+
+function unitKind(first: ItemKind): UnitKind {
+  if (first === 'user') return 'head';
+  if (first === 'assistant') return 'step';
+  if (first === 'instruction') return 'instruction';
+  return 'other';
+}
+
+export function segment(items: readonly NeutralItem[], isOwnSummary: (index: number) => boolean): Segmentation {
+  let pinnedCount = 0;
+  let summaryIndex: number | null = null;
+  while (pinnedCount < items.length && items[pinnedCount]!.kind === 'instruction') {
+    if (isOwnSummary(pinnedCount)) summaryIndex = pinnedCount;
+    pinnedCount++;
+  }
+  const rest = items.slice(pinnedCount);
+  const starts = rest.map((item, i) => startsUnit(item, rest[i - 1]));
+  joinResultsToTheirCalls(rest, starts);
+
+  const units: Unit[] = [];
+  const rounds: Round[] = [];
+  const unitAt = new Map<number, number>();
+  for (let i = 0; i < rest.length; i++) {
+    if (!starts[i]) continue;
+    const previous = units.at(-1);
+    if (previous) previous.end = i;
+    const kind = unitKind(rest[i]!.kind);
+    if (kind === 'head' || rounds.length === 0) {
+      const open = rounds.at(-1);
+      if (open) open.endUnit = units.length;
+      rounds.push({ head: kind === 'head' ? units.length : null, firstUnit: units.length, endUnit: units.length });
+    }
+    unitAt.set(i, units.length);
+    units.push({ start: i, end: rest.length, kind, round: rounds.length - 1 });
+  }
+  const open = rounds.at(-1);
+  if (open) open.endUnit = units.length;
+  return { pinnedCount, summaryIndex, units, rounds, kinds: rest.map((item) => item.kind), unitAt };
+}
+
+/** Clears every unit start between a call and its result, so the two always share a unit. */
+function joinResultsToTheirCalls(rest: readonly NeutralItem[], starts: boolean[]): void {
+  const issuedAt = new Map<string, number>();
+  rest.forEach((item, i) => {
+    for (const call of item.calls) issuedAt.set(call.id, i);
+    const callIndex = item.kind === 'result' && item.resultOf !== null ? issuedAt.get(item.resultOf) : undefined;
+    if (callIndex === undefined) return;
+    for (let k = callIndex + 1; k <= i; k++) starts[k] = false;
+  });
+}
+
+/** The steps of the request (units of kind step), oldest first. */
+export function stepUnits(seg: Segmentation): number[] {
+  return seg.units.flatMap((u, i) => (u.kind === 'step' ? [i] : []));
+}

@@ -1,0 +1,171 @@
+import { randomBytes } from 'node:crypto';
+import { type Cut, planCompaction, planDegrade } from '../compaction/plan.js';
+import { viewTokens } from '../compaction/layout.js';
+import { prefixOf } from '../store/checkpoints.js';
+import type { Checkpoint, ConversationRecord } from '../store/store.js';
+import { type Analysis, buildView } from './analyze.js';
+import { type Base, baseView, candidates, chooseBase, noSummaryBase } from './choose-view.js';
+import { planRules } from './plan-rules.js';
+import { claimCompaction, lockTtl, waitForHolders } from './single-flight.js';
+import { type Strategy, checkpointForCut, describeCheckpoint, prefixOfCut } from './span-checkpoint.js';
+import type { StepContext } from './step-context.js';
+
+// What one request's view is (DESIGN "One request": load record → choose the view → plan: fits /
+// reuse / compact / degrade). A new summary is shared (rule 9): the request that makes it claims
+// its prefix in the conversation's lock table, writes it as a provisional checkpoint as soon as it
+// is validated and lets go of the claim, so requests waiting for it use it at once, however long
+// the compacting request's own reply takes; the turn's outcome then confirms or discards it.
+
+export type Action = 'none' | 'reused' | 'compacted' | 'degraded';
+
+export interface Decision<T> {
+  action: Action;
+  /** The base the view is built on (for a compaction, the new checkpoint's). */
+  base: Base;
+  /** What goes upstream, or null for the client's own bytes. */
+  view: T[] | null;
+  /** Tokens of the view (items and reply priming; no tool definitions). */
+  viewTokens: number;
+  /** The most compacted stored checkpoint that applies, when it is ahead of `base` (prepared, not yet needed). */
+  furthest?: Base;
+  /** A checkpoint to store once the upstream's reply came back 2xx (made without a summarizer call). */
+  write?: Checkpoint;
+  /** Provisional checkpoints the view relies on: confirmed by a 2xx, the own one discarded otherwise. */
+  confirm: Checkpoint[];
+  /** The provisional checkpoint this request wrote, for it to discard if its turn fails. */
+  ownPending?: string;
+  /**
+   * The compaction claim, still held when the provisional checkpoint could not be written: the
+   * checkpoint is then stored after the 2xx, and requests of the branch wait for it until then.
+   */
+  claim?: { id: string; token: string };
+  reason?: string;
+}
+
+// A provisional checkpoint stays usable this long unless confirmed; a turn that outlives it (a very
+// long reply) stores it again when it confirms it.
+const PENDING_MS = 10 * 60_000;
+// Rereads of the record after another compaction landed, before degrading: each means progress.
+const MAX_ROUNDS = 8;
+
+/** Forward the base's view: the client's own bytes when no stored checkpoint is involved. */
+export function unchanged<T>(a: Analysis<T>, base: Base): Decision<T> {
+  const tokens = viewTokens(a.layout, baseView(a, base));
+  const confirm = base.checkpoint?.pendingUntil === undefined ? [] : [base.checkpoint];
+  if (!base.checkpoint) return { action: 'none', base, view: null, viewTokens: tokens, confirm };
+  return { action: 'reused', base, view: buildView(a, base.summary, base), viewTokens: tokens, confirm };
+}
+
+function fromCut(cut: Cut, checkpoint: Checkpoint, summary: string | null): Base {
+  return { covered: cut.covered, kept: cut.kept, cleared: new Set(cut.cleared), summary, checkpoint };
+}
+
+function compacted<T>(a: Analysis<T>, cut: Cut, checkpoint: Checkpoint, extra: Partial<Decision<T>> = {}): Decision<T> {
+  const next = fromCut(cut, checkpoint, checkpoint.summary || a.clientSummary);
+  return { action: 'compacted', base: next, view: buildView(a, next.summary, next), viewTokens: viewTokens(a.layout, baseView(a, next)), confirm: [], ...extra };
+}
+
+function degrade<T>(ctx: StepContext, a: Analysis<T>, base: Base, budget: number, reason: string): Decision<T> {
+  const cut = planDegrade(a.layout, baseView(a, base), budget, planRules(ctx.model.compaction));
+  ctx.deps.logger.warn({ conversation: ctx.log.conversation, reason }, 'compaction degraded: dropping oldest items for this request');
+  const view = { covered: cut.covered, kept: cut.kept, cleared: new Set(cut.cleared) };
+  const confirm = base.checkpoint?.pendingUntil === undefined ? [] : [base.checkpoint];
+  return { action: 'degraded', base, view: buildView(a, base.summary, view), viewTokens: cut.tokens, confirm, reason };
+}
+
+export async function decide<T>(ctx: StepContext, a: Analysis<T>, budget: number): Promise<Decision<T>> {
+  const { compaction } = ctx.model;
+  // Below both lines no stored summary can be needed (the least compacted view that fits is the
+  // client's own) and nothing is prepared, so the store is not even asked.
+  const raw = viewTokens(a.layout, baseView(a, noSummaryBase(a)));
+  if (raw <= compaction.trigger_ratio * budget && raw <= compaction.prepare_ratio * budget) return unchanged(a, noSummaryBase(a));
+  const record = ctx.keepsRecords ? await ctx.deps.records.load(ctx.key) : null;
+  return settle(ctx, a, budget, record === 'unavailable' ? null : record, record === 'unavailable' || !ctx.keepsRecords);
+}
+
+async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first: ConversationRecord | null, noStore: boolean): Promise<Decision<T>> {
+  const { compaction } = ctx.model;
+  const rules = planRules(compaction);
+  const waitUntil = Date.now() + ctx.deps.config.server.compaction_wait_ms;
+  let record = first;
+  for (let round = 0; ; round++) {
+    const all = candidates(a, record);
+    const furthest = all[all.length - 1]!.base;
+    const withFurthest = (d: Decision<T>): Decision<T> => (furthest.covered > d.base.covered || furthest.cleared.size > d.base.cleared.size ? { ...d, furthest } : d);
+    const { choice, fits } = chooseBase(all, compaction.trigger_ratio * budget);
+    if (fits) return withFurthest(unchanged(a, choice.base));
+    const from = choice.base;
+    if (round >= MAX_ROUNDS) return degrade(ctx, a, from, budget, 'compaction_busy');
+    const plan = planCompaction(a.layout, baseView(a, from), budget, rules);
+    if (plan.kind === 'fits' || plan.kind === 'irreducible') return unchanged(a, from);
+    if (plan.kind === 'clear') {
+      const checkpoint = describeCheckpoint(a, plan, from.checkpoint?.summary ?? '', from.checkpoint?.model ?? 'clearing');
+      return compacted(a, plan, checkpoint, noStore ? {} : { write: checkpoint });
+    }
+    const strategy = strategyFor(ctx);
+    if (strategy !== 'summarize' || noStore) return summarizeUnshared(ctx, a, from, plan, strategy, budget, noStore);
+
+    const prefix = prefixOfCut(plan);
+    const claim = { id: a.links[prefix - 1]!, prefix, link: a.links[prefix - 1]! };
+    const basePrefix = from.checkpoint ? prefixOf(from.checkpoint) : 0;
+    const claimed = await claimCompaction(ctx.deps.records, ctx.key, claim, a.links, basePrefix, lockTtl(compaction.summarizer!.timeout_ms));
+    if (claimed.kind === 'unavailable') return summarizeUnshared(ctx, a, from, plan, strategy, budget, true);
+    if (claimed.kind === 'contended') {
+      record = await reload(ctx, record);
+      continue;
+    }
+    if (claimed.kind === 'wait') {
+      const done = await waitForHolders(ctx.deps.records, ctx.key, claimed.holders, waitUntil, ctx.signal);
+      record = await reload(ctx, record);
+      if (done) continue;
+      const after = chooseBase(candidates(a, record), compaction.trigger_ratio * budget);
+      return after.fits ? withFurthest(unchanged(a, after.choice.base)) : degrade(ctx, a, after.choice.base, budget, 'compaction_wait_timeout');
+    }
+    // The record was read before the claim: a compaction that landed in between must be used, not made again.
+    const fresh = await ctx.deps.records.load(ctx.key);
+    if (fresh !== 'unavailable' && (fresh?.version ?? 0) !== (record?.version ?? 0)) {
+      await ctx.deps.records.unlock(ctx.key, claim.id, claimed.token);
+      record = fresh;
+      continue;
+    }
+    const held = { id: claim.id, token: claimed.token };
+    let decision: Decision<T> | undefined;
+    try {
+      decision = await summarizeShared(ctx, a, from, plan, budget, held);
+      return decision;
+    } finally {
+      if (decision?.claim !== held) await ctx.deps.records.unlock(ctx.key, held.id, held.token);
+    }
+  }
+}
+
+async function reload(ctx: StepContext, previous: ConversationRecord | null): Promise<ConversationRecord | null> {
+  const record = await ctx.deps.records.load(ctx.key);
+  return record === 'unavailable' ? previous : record;
+}
+
+function strategyFor(ctx: StepContext): Strategy {
+  const strategy = ctx.model.compaction.strategy as Strategy;
+  if (strategy === 'summarize' && !ctx.deps.tenantBudget.allows(ctx.identity.tenant)) {
+    ctx.deps.metrics.tenantBudgetExceeded.inc();
+    return 'window';
+  }
+  return strategy;
+}
+
+/** A summary nobody waits for (template, window, or no store to share it through): stored after a 2xx. */
+async function summarizeUnshared<T>(ctx: StepContext, a: Analysis<T>, from: Base, cut: Cut, strategy: Strategy, budget: number, noStore: boolean): Promise<Decision<T>> {
+  const made = await checkpointForCut(ctx, a, from, cut, strategy, 'inline', ctx.signal);
+  if (!made.ok) return degrade(ctx, a, from, budget, made.reason);
+  return compacted(a, cut, made.checkpoint, noStore ? {} : { write: made.checkpoint });
+}
+
+/** With the claim held: summarize, and make the summary visible at once as a provisional checkpoint. */
+async function summarizeShared<T>(ctx: StepContext, a: Analysis<T>, from: Base, cut: Cut, budget: number, claim: { id: string; token: string }): Promise<Decision<T>> {
+  const made = await checkpointForCut(ctx, a, from, cut, 'summarize', 'inline', ctx.signal);
+  if (!made.ok) return degrade(ctx, a, from, budget, made.reason);
+  const pendingToken = randomBytes(12).toString('base64url');
+  const provisional: Checkpoint = { ...made.checkpoint, pendingUntil: Date.now() + PENDING_MS, pendingToken };
+  if (!(await ctx.deps.records.add(ctx.key, provisional, a.links))) return compacted(a, cut, made.checkpoint, { write: made.checkpoint, claim });
+  return compacted(a, cut, provisional, { confirm: [provisional], ownPending: pendingToken });
+}

@@ -1,0 +1,111 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { RequestLog } from '../chat/request-log.js';
+import type { ModelConfig } from '../config.js';
+import type { Analysis } from './analyze.js';
+import type { Decision } from './decide.js';
+import type { PipelineDeps } from './pipeline-deps.js';
+import type { StepContext } from './step-context.js';
+import { calibrates } from './token-service.js';
+import { observeUsage } from './usage-observer.js';
+
+// The decision as a route's handler uses it: headers for the client, then callbacks as the
+// response goes out. Checkpoints are stored, and provisional ones confirmed, only once the
+// upstream's reply reached the client whole with a 2xx: a turn that the client did not get
+// (upstream broke or went silent, client left, an error status: rule 8) keeps nothing, and takes
+// back the provisional checkpoint it made unless another turn confirmed it meanwhile.
+
+export interface ResponseObserver {
+  onChunk(chunk: Buffer): void;
+  /** The prompt tokens the upstream reported, once the body has passed. */
+  promptTokens(): number | undefined;
+}
+
+export interface RoutePlan<T> {
+  /** The items to send upstream, or null to forward the client's bytes untouched. */
+  view: T[] | null;
+  headers: Record<string, string>;
+  /** The upstream answered with these headers: what watches its body go by (usage, for calibration). */
+  observe(status: number, headers: IncomingHttpHeaders): ResponseObserver | undefined;
+  /** Runs once the upstream's whole reply reached the client. */
+  afterSuccess(status: number, observer: ResponseObserver | undefined): Promise<void>;
+  /** Runs when the request ended any other way: writes nothing, takes back what it made. */
+  abandon(): Promise<void>;
+}
+
+export interface PlanTokens<T> {
+  /** The whole prompt as the client sent it (calibrated estimate): x-recap-tokens-in. */
+  tokensIn: number;
+  toolsTokens: number;
+  /** Uncalibrated tokens of what went upstream (the view, or the client's own items when null). */
+  rawOut(view: readonly T[] | null): number;
+}
+
+export interface PlanInput<T> {
+  deps: PipelineDeps;
+  log: RequestLog;
+  tokens: PlanTokens<T>;
+  model: ModelConfig | undefined;
+  /** The prompt budget, when the model has a config. */
+  budget?: number;
+  /** Absent when the model has no compaction (unconfigured or strategy off). */
+  compaction?: { ctx: StepContext; a: Analysis<T>; decision: Decision<T>; budget: number; bytes: number };
+}
+
+export function createRoutePlan<T>({ deps, log, tokens, model, budget, compaction }: PlanInput<T>): RoutePlan<T> {
+  const decision = compaction?.decision;
+  const action = decision?.action ?? 'none';
+  const tokensOut = decision?.view ? decision.viewTokens + tokens.toolsTokens : tokens.tokensIn;
+  const label = model?.match ?? 'unconfigured';
+  deps.metrics.actions.inc({ model: label, action });
+  deps.metrics.tokensIn.inc({ model: label }, tokens.tokensIn);
+  deps.metrics.tokensOut.inc({ model: label }, tokensOut);
+  deps.metrics.tokensSaved.inc({ model: label }, Math.max(0, tokens.tokensIn - tokensOut));
+  log.action = action;
+  log.tokensOut = tokensOut;
+  if (compaction && tokensOut > compaction.budget) {
+    // Only the newest step (with the pinned block and the task) is left, and it does not fit.
+    deps.metrics.overBudget.inc({ model: label });
+    deps.logger.warn({ conversation: log.conversation, tokensOut, budget: compaction.budget }, 'request over budget: the newest step alone does not fit; forwarded as it is');
+  }
+
+  const headers: Record<string, string> = {
+    'x-recap-action': action,
+    'x-recap-tokens-in': String(tokens.tokensIn),
+    'x-recap-tokens-out': String(tokensOut),
+  };
+  if (budget !== undefined) headers['x-recap-budget'] = String(budget);
+  let settled = false;
+  const release = async () => {
+    if (compaction && decision?.claim) await deps.records.unlock(compaction.ctx.key, decision.claim.id, decision.claim.token);
+  };
+  const takeBack = async () => {
+    if (settled) return;
+    settled = true;
+    if (compaction && decision?.ownPending) await deps.records.discard(compaction.ctx.key, decision.ownPending);
+    await release();
+  };
+
+  return {
+    view: decision?.view ?? null,
+    headers,
+    observe(status, responseHeaders) {
+      // Only models that calibrate need the reported usage; the others skip reading the reply.
+      return model && calibrates(model) ? observeUsage(status, responseHeaders) : undefined;
+    },
+    async afterSuccess(status, observer) {
+      const ok = status >= 200 && status < 300;
+      if (!ok) await takeBack();
+      else if (compaction && decision) {
+        settled = true;
+        const { key } = compaction.ctx;
+        if (decision.write) await deps.records.add(key, decision.write, compaction.a.links);
+        for (const cp of decision.confirm) await deps.records.confirm(key, cp, compaction.a.links);
+        await release();
+      }
+      const reported = observer?.promptTokens();
+      if (model && reported !== undefined) deps.tokens.observe(model, tokens.rawOut(decision?.view ?? null), reported);
+      if (ok && compaction) deps.background.consider(compaction.ctx, compaction.a, compaction.decision, compaction.budget, compaction.bytes);
+    },
+    abandon: takeBack,
+  };
+}
