@@ -28,7 +28,7 @@ export interface ChatPlan {
   observe(status: number, headers: IncomingHttpHeaders): ResponseObserver | undefined;
   /**
    * Runs once the upstream's whole reply reached the client: the new checkpoint is written (when
-   * the upstream's status is below 500) and the compaction lock released, then calibration and
+   * the upstream answered 2xx) and the compaction lock released, then calibration and
    * background preparation. A reply that breaks, times out or loses its client writes nothing.
    */
   afterSuccess(status: number, observer: ResponseObserver | undefined): Promise<void>;

@@ -6,9 +6,18 @@ import { writeHeapSnapshot } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { RecapError } from '../errors.js';
 import { messageHash } from './canonical.js';
-import { identify, tenantOf } from './identify.js';
+import type { Caller } from '../auth/caller.js';
+import { credentialOf } from '../auth/caller.js';
+import { conversationIdBytes, identify as identifyCaller, tenantOf } from './identify.js';
 
 const opts = { header: 'x-conversation-id', secret: 'a-server-secret-of-some-length' };
+// The caller as the door decides it without clients: its credential, or anonymous.
+const callerOf = (headers: Record<string, string>, shared = false): Caller => {
+  const credential = credentialOf(headers);
+  return credential ? { kind: 'credential', credential } : { kind: 'anonymous', shared };
+};
+const identify = (headers: Record<string, string>, messages: typeof msgs, o = opts) => identifyCaller(callerOf(headers), headers, messages, o);
+const client = (name: string): Caller => ({ kind: 'client', client: { name, mayUse: () => true } });
 const msgs = [
   { role: 'system', content: 'be brief' },
   { role: 'user', content: 'hello' },
@@ -48,6 +57,40 @@ describe('identify', () => {
       expect(err).toBeInstanceOf(RecapError);
       expect((err as RecapError).status).toBe(400);
     }
+  });
+});
+
+describe('identify: callers and their records', () => {
+  it('makes a configured client its own tenant, apart from any credential tenant', () => {
+    const h = { 'x-conversation-id': 'conv-1' };
+    const web = identifyCaller(client('web'), h, msgs, opts);
+    expect(web.tenant).toBe(identifyCaller(client('web'), h, msgs, opts).tenant);
+    expect(web.tenant).not.toBe(identifyCaller(client('batch'), h, msgs, opts).tenant);
+    // A credential that spells a client's name is not that client.
+    expect(web.tenant).not.toBe(identify({ authorization: 'web', ...h }, msgs).tenant);
+    expect(web.keepsRecords).toBe(true);
+  });
+
+  it('keeps no records for a caller without a credential, unless anonymous callers are shared', () => {
+    expect(identify({ authorization: 'Bearer k' }, msgs).keepsRecords).toBe(true);
+    expect(identify({}, msgs).keepsRecords).toBe(false);
+    const shared = identifyCaller(callerOf({}, true), {}, msgs, opts);
+    expect(shared.keepsRecords).toBe(true);
+    // Shared anonymous callers are one tenant, the one an empty credential always had.
+    expect(shared.tenant).toBe(tenantOf({}, opts.secret));
+  });
+
+  it('reads the conversation header as bytes: a UTF-8 id is the same id however Node decoded it', () => {
+    const id = 'ticket-été-✓-日本';
+    // Node hands header values over as Latin-1: one char per byte of the UTF-8 the client sent.
+    const asNodeGivesIt = Buffer.from(id, 'utf8').toString('latin1');
+    expect(conversationIdBytes(asNodeGivesIt).toString('utf8')).toBe(id);
+    const a = identify({ authorization: 'Bearer k', 'x-conversation-id': asNodeGivesIt }, msgs);
+    const b = identify({ authorization: 'Bearer k', 'x-conversation-id': Buffer.from('ticket-ete', 'utf8').toString('latin1') }, msgs);
+    expect(a.conversation).not.toBe(b.conversation);
+    // 512 bytes is the limit in bytes, not in characters.
+    const long = Buffer.from('é'.repeat(257), 'utf8').toString('latin1');
+    expect(() => identify({ authorization: 'Bearer k', 'x-conversation-id': long }, msgs)).toThrow(RecapError);
   });
 });
 

@@ -41,6 +41,7 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
     const record = await deps.records.load(ctx.key);
     if (record === 'unavailable') return 'failed';
     if (record?.checkpoints.some((cp) => cp.covered >= boundary && a.links[cp.covered - 1] === cp.chainHash)) return 'skipped';
+    if (!(await deps.tenantBudget.allows(ctx.identity.tenant))) return 'skipped';
     const lock = await acquireCompactionLock(deps.records, ctx.key, compaction.summarizer!.timeout_ms);
     if (!lock.held) return lock.reason === 'busy' ? 'skipped' : 'failed';
     try {
@@ -60,7 +61,7 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
       // the prepare line, the next overflow will use it and there is nothing to do yet.
       const from = decision.furthest ?? decision.base;
       const eviction = planPrepare(costsOf(a, from), budget, compaction);
-      if (!eviction || !deps.tenantBudget.allows(ctx.identity.tenant)) return;
+      if (!eviction) return;
       const boundary = from.covered + eviction.messages;
       const key = `${ctx.key.tenant}.${ctx.key.conversation}.${boundary}`;
       const queued = queue.push(key, async () => {

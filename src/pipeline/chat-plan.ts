@@ -1,6 +1,7 @@
 import type { ChatPlan } from '../chat/compaction-step.js';
 import type { RequestLog } from '../chat/request-log.js';
 import type { ModelConfig } from '../config.js';
+import type { Identity } from '../conversation/identify.js';
 import { type Analysis, restTokensBetween } from './analyze.js';
 import type { Decision } from './compact-inline.js';
 import type { PipelineDeps } from './pipeline-deps.js';
@@ -21,6 +22,8 @@ export interface PlanInput {
   log: RequestLog;
   tokens: RequestTokens;
   model: ModelConfig | undefined;
+  /** Who asked, when the model compacts (a 2xx proves the caller's credential: auth/credential-proofs.ts). */
+  identity?: Identity;
   /** Absent when the model has no compaction (unconfigured or strategy off). */
   compaction?: { ctx: StepContext; a: Analysis; decision: Decision; budget: number };
 }
@@ -30,7 +33,7 @@ function forwardedTokens(tokens: RequestTokens, a: Analysis, d: Decision): numbe
   return a.pinnedTokens + a.summaryTokens(d.base.summary) + restTokensBetween(a, d.omitted) + a.primingTokens + tokens.toolsTokens;
 }
 
-export function createChatPlan({ deps, log, tokens, model, compaction }: PlanInput): ChatPlan {
+export function createChatPlan({ deps, log, tokens, model, identity, compaction }: PlanInput): ChatPlan {
   const decision = compaction?.decision;
   const action = decision?.action ?? 'none';
   const tokensOut = compaction ? forwardedTokens(tokens, compaction.a, compaction.decision) : tokens.tokensIn;
@@ -63,9 +66,11 @@ export function createChatPlan({ deps, log, tokens, model, compaction }: PlanInp
       return model && calibrates(model) ? observeUsage(status, headers) : undefined;
     },
     async afterSuccess(status, observer) {
-      // A 4xx (a rate limit, say) is still an answer to the trimmed request; keeping the checkpoint
-      // spares the client's retry another summarizer call. A 5xx writes nothing, as a failure.
-      if (compaction && decision?.write && status < 500) {
+      // Only a 2xx shows the upstream served this caller: after a 401 (a junk key), a 429 or a 5xx
+      // nothing is written and nothing prepared, so refused callers leave no records behind.
+      const served = status >= 200 && status < 300;
+      if (served && identity && model) deps.proofs.accepted(identity.tenant, model);
+      if (compaction && decision?.write && served) {
         const { checkpoint, version } = decision.write;
         await deps.records.add(compaction.ctx.key, checkpoint, version);
       }
@@ -75,7 +80,7 @@ export function createChatPlan({ deps, log, tokens, model, compaction }: PlanInp
         const rawOut = decision?.view ? tokens.counter.countMessages(decision.view).total + tokens.rawTools : tokens.rawIn;
         deps.tokens.observe(model, rawOut, reported);
       }
-      if (compaction) deps.background.consider(compaction.ctx, compaction.a, compaction.decision, compaction.budget);
+      if (compaction && served) deps.background.consider(compaction.ctx, compaction.a, compaction.decision, compaction.budget);
     },
     async abandon() {
       await release();

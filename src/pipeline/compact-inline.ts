@@ -48,7 +48,8 @@ export async function compactInline(ctx: StepContext, a: Analysis, base: Base, v
   if (plan.kind !== 'compact') return unchanged(a, base);
 
   let strategy = compaction.strategy as 'summarize' | 'template' | 'window';
-  if (strategy === 'summarize' && !ctx.deps.tenantBudget.allows(ctx.identity.tenant)) {
+  if (strategy === 'summarize' && !(await ctx.deps.proofs.mayPay(ctx.identity.tenant, ctx.model))) return degrade(ctx, a, base, budget, 'credential_not_yet_accepted');
+  if (strategy === 'summarize' && !(await ctx.deps.tenantBudget.allows(ctx.identity.tenant))) {
     ctx.deps.metrics.tenantBudgetExceeded.inc();
     strategy = 'window';
   }

@@ -1,7 +1,9 @@
 import type { ChatPlan, CompactionStep, PrepareInput } from '../chat/compaction-step.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import type { ModelConfig } from '../config.js';
+import { callerOf } from '../auth/caller.js';
 import { type Identity, credentialOf, identify } from '../conversation/identify.js';
+import { withoutRecords } from '../conversation/no-records.js';
 import { type Analysis, analyze, candidates, noSummaryBase, viewCost } from './analyze.js';
 import { createChatPlan } from './chat-plan.js';
 import { chooseBase } from './choose-view.js';
@@ -15,6 +17,7 @@ import { type RequestTokens, countRequest } from './token-service.js';
 // what this returns and calls the plan back as the response goes out.
 
 export function createCompactionStep(deps: PipelineDeps): CompactionStep {
+  const recordless = withoutRecords(deps);
   return {
     async prepare(input: PrepareInput): Promise<ChatPlan> {
       const { body, model, log } = input;
@@ -25,18 +28,19 @@ export function createCompactionStep(deps: PipelineDeps): CompactionStep {
       }
       // Identified before counting, so that the memo of the conversation's last request spares
       // hashing its history again.
-      const identity = identify(input.req.headers, body.messages, { header: deps.config.server.conversation_header, secret: deps.secret });
+      const identity = identify(callerOf(input.req), input.req.headers, body.messages, { header: deps.config.server.conversation_header, secret: deps.secret });
       const tokens = await countRequest(deps.tokens, body, model, `${identity.tenant}.${identity.conversation}`, identity.leadingHashes);
       log.tokensIn = tokens.tokensIn;
       log.conversation = identity.conversation.slice(0, 16);
       // Forwarded first, it is below both lines by proof: nothing to choose, store or prepare.
-      if (input.forwardedFirst) return createChatPlan({ deps, log, tokens, model });
-      const ctx = stepContext(deps, input, model, tokens, identity);
+      if (input.forwardedFirst) return createChatPlan({ deps, log, tokens, model, identity });
+      // The one place where a caller that keeps no records (anonymous) is kept from them.
+      const ctx = stepContext(identity.keepsRecords ? deps : recordless, input, model, tokens, identity);
       const budget = deps.tokens.budgetFor(model, body, tokens.toolsTokens);
       const codec = summaryCodec(deps.secret, ctx.identity.tenant);
       const a = analyze(body.messages, tokens.perMessage, tokens.hashes, tokens.primingTokens, tokens.countMessage, codec);
       const decision = await decide(ctx, a, budget);
-      return createChatPlan({ deps, log, tokens, model, compaction: { ctx, a, decision, budget } });
+      return createChatPlan({ deps: ctx.deps, log, tokens, model, identity, compaction: { ctx, a, decision, budget } });
     },
   };
 
@@ -46,7 +50,7 @@ export function createCompactionStep(deps: PipelineDeps): CompactionStep {
     // client's own) and nothing is prepared, so the store is not even asked.
     const raw = viewCost(a, noSummaryBase(a));
     if (raw <= compaction.trigger_ratio * budget && raw <= compaction.prepare_ratio * budget) return unchanged(a, noSummaryBase(a));
-    const record = await deps.records.load(ctx.key);
+    const record = await ctx.deps.records.load(ctx.key);
     const stored = record === 'unavailable' ? null : record;
     const all = candidates(a, stored);
     const { choice, fits } = chooseBase(all, compaction.trigger_ratio * budget);

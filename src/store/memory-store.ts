@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { mergeCheckpoint } from './checkpoints.js';
 import { conversationTag } from './conversation-tag.js';
 import type { AddCheckpointResult, Checkpoint, ConversationKey, ConversationRecord, Store, StoreLimits } from './store.js';
+import { acceptedKey, spendKey, spendTtlMs } from './tenant-keys.js';
 
 // The store of a single recap process (no Redis configured). Bounded, so a long-running process
 // with many conversations keeps a fixed memory ceiling: least recently used conversations go first.
@@ -20,6 +21,7 @@ export class MemoryStore implements Store {
   constructor(private readonly options: MemoryStoreOptions) {
     this.records = new LRUCache({ max: options.maxConversations, ttl: options.ttlMs, updateAgeOnGet: true });
     this.locks = new LRUCache({ max: options.maxConversations });
+    this.tenantEntries = new LRUCache({ max: options.maxConversations });
   }
 
   async load(key: ConversationKey): Promise<ConversationRecord | null> {
@@ -68,9 +70,32 @@ export class MemoryStore implements Store {
   async close(): Promise<void> {
     this.records.clear();
     this.locks.clear();
+    this.tenantEntries.clear();
   }
 
   private lockKey(key: ConversationKey, boundary: string): string {
     return `${conversationTag(key)}\n${boundary}`;
+  }
+
+  // Per-tenant entries (spend counts, accepted credentials), bounded like the records; each expires on its own TTL.
+  private readonly tenantEntries: LRUCache<string, number>;
+
+  async addTenantSpend(tenant: string, windowStart: number, tokens: number, windowMs: number): Promise<number> {
+    const key = spendKey(tenant, windowStart);
+    const total = (this.tenantEntries.get(key) ?? 0) + tokens;
+    this.tenantEntries.set(key, total, { ttl: spendTtlMs(windowMs) });
+    return total;
+  }
+
+  async tenantSpend(tenant: string, windowStart: number): Promise<number> {
+    return this.tenantEntries.get(spendKey(tenant, windowStart)) ?? 0;
+  }
+
+  async markAccepted(id: string, ttlMs: number): Promise<void> {
+    this.tenantEntries.set(acceptedKey(id), 1, { ttl: ttlMs });
+  }
+
+  async isAccepted(id: string): Promise<boolean> {
+    return this.tenantEntries.has(acceptedKey(id));
   }
 }
