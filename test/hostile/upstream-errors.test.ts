@@ -64,7 +64,7 @@ describe('rate limits and outages pass through, never retried by recap', () => {
     expect(h.fake.requests).toHaveLength(before + 1);
   });
 
-  it('a 429 on a compacting turn keeps its checkpoint, so the retry costs no summarizer call; a 503 stores nothing', async () => {
+  it('a 429 or a 503 on a compacting turn stores nothing: only a 2xx shows the upstream served the caller (issue 19)', async () => {
     const send = async (conversation: string) => {
       const { response } = await h.client({ conversation }).chat.completions.create({ model: 'gpt-test-small', messages: overBudgetHistory() }).withResponse();
       return response.headers.get('x-recap-action');
@@ -72,15 +72,16 @@ describe('rate limits and outages pass through, never retried by recap', () => {
     const calls = h.fake.summarizerRequests().length;
     h.fake.enqueue({ status: 429, headers: hints });
     await expect(send('rate-limited')).rejects.toBeInstanceOf(OpenAI.RateLimitError);
+    expect(await storedCheckpoints(h.recap.url, 'rate-limited')).toBe(0);
+    expect(await send('rate-limited')).toBe('compacted');
     expect(await storedCheckpoints(h.recap.url, 'rate-limited')).toBe(1);
-    expect(await send('rate-limited')).toBe('reused');
-    expect(h.fake.summarizerRequests()).toHaveLength(calls + 1);
+    expect(h.fake.summarizerRequests()).toHaveLength(calls + 2);
 
     h.fake.enqueue({ status: 503, headers: hints });
     await expect(send('outage')).rejects.toBeInstanceOf(OpenAI.InternalServerError);
     expect(await storedCheckpoints(h.recap.url, 'outage')).toBe(0);
     expect(await send('outage')).toBe('compacted');
-    expect(h.fake.summarizerRequests()).toHaveLength(calls + 3);
+    expect(h.fake.summarizerRequests()).toHaveLength(calls + 4);
   });
 });
 
