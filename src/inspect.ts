@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Caller } from './auth/caller.js';
-import { MAX_CONVERSATION_ID_BYTES, TENANT_HASH, clientTenant, conversationIdHash, keepsRecords, tenantOfCaller } from './conversation/identify.js';
+import { TENANT_HASH, clientTenant, conversationIdHash, keepsRecords, tenantOfCaller } from './conversation/identify.js';
 import { errors } from './errors.js';
 import type { Records } from './pipeline/records.js';
 import type { ConversationKey } from './store/store.js';
@@ -21,19 +21,16 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /**
- * The conversation id of an inspection URL, as bytes: the path segment, percent-decoded as UTF-8.
- * The header's bytes are the id (identify.ts), so an id sent in UTF-8 is found by its
- * percent-encoded UTF-8 here.
+ * The conversation id of an inspection URL: the path segment, percent-decoded as UTF-8, which is
+ * how identify.ts reads the header's bytes (conversationIdText).
  */
-export function idFromPath(pathname: string): Buffer {
+export function idFromPath(pathname: string): string {
   const segment = pathname.slice(pathname.indexOf(CONVERSATIONS_PATH) + CONVERSATIONS_PATH.length);
-  let id: string;
   try {
-    id = decodeURIComponent(segment);
+    return decodeURIComponent(segment);
   } catch {
     throw errors.invalidRequest('The conversation id in the URL must be percent-encoded UTF-8.', 'id');
   }
-  return Buffer.from(id, 'utf8');
 }
 
 export interface InspectionTarget {
@@ -45,11 +42,10 @@ export interface InspectionTarget {
 export function inspectionTarget(
   caller: Caller,
   headers: IncomingHttpHeaders,
-  id: Buffer,
+  id: string,
   named: { tenant?: string; client?: string },
   opts: { secret: string; adminToken?: string },
 ): InspectionTarget {
-  if (id.length > MAX_CONVERSATION_ID_BYTES) throw errors.headerTooLong('id', MAX_CONVERSATION_ID_BYTES);
   let tenant: string;
   if (named.tenant !== undefined || named.client !== undefined) {
     const admin = headers[ADMIN_HEADER];
@@ -65,7 +61,7 @@ export function inspectionTarget(
     if (!keepsRecords(caller)) throw errors.unauthorized();
     tenant = tenantOfCaller(caller, opts.secret);
   }
-  return { key: { tenant, conversation: conversationIdHash(tenant, id, opts.secret) }, id: id.toString('utf8') };
+  return { key: { tenant, conversation: conversationIdHash(tenant, id, opts.secret) }, id };
 }
 
 export async function describeConversation(records: Records, key: ConversationKey, id: string) {

@@ -99,7 +99,10 @@ describe('an admitted client', () => {
     expect((await dumpRedis(REDIS, PREFIX)).text).not.toContain(WEB);
     expect(h.logs.text).not.toContain(WEB);
     // The request log names the client.
-    const line = h.logs.lines.map((l) => JSON.parse(l) as Record<string, unknown>).findLast((l) => l.msg === 'request' && l.route === '/v1/chat/completions');
+    const line = h.logs.lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'request' && l.route === '/v1/chat/completions')
+      .at(-1);
     expect(line).toMatchObject({ client: 'web', status: 200 });
   });
 

@@ -8,7 +8,7 @@ import { RecapError } from '../errors.js';
 import { messageHash } from './canonical.js';
 import type { Caller } from '../auth/caller.js';
 import { credentialOf } from '../auth/caller.js';
-import { conversationIdBytes, identify as identifyCaller, tenantOf } from './identify.js';
+import { conversationIdText, identify as identifyCaller, tenantOf } from './identify.js';
 
 const opts = { header: 'x-conversation-id', secret: 'a-server-secret-of-some-length' };
 // The caller as the door decides it without clients: its credential, or anonymous.
@@ -80,17 +80,19 @@ describe('identify: callers and their records', () => {
     expect(shared.tenant).toBe(tenantOf({}, opts.secret));
   });
 
-  it('reads the conversation header as bytes: a UTF-8 id is the same id however Node decoded it', () => {
+  it('reads the conversation header bytes as UTF-8, and bytes that are not UTF-8 as Latin-1', () => {
     const id = 'ticket-été-✓-日本';
-    // Node hands header values over as Latin-1: one char per byte of the UTF-8 the client sent.
-    const asNodeGivesIt = Buffer.from(id, 'utf8').toString('latin1');
-    expect(conversationIdBytes(asNodeGivesIt).toString('utf8')).toBe(id);
-    const a = identify({ authorization: 'Bearer k', 'x-conversation-id': asNodeGivesIt }, msgs);
-    const b = identify({ authorization: 'Bearer k', 'x-conversation-id': Buffer.from('ticket-ete', 'utf8').toString('latin1') }, msgs);
-    expect(a.conversation).not.toBe(b.conversation);
-    // 512 bytes is the limit in bytes, not in characters.
-    const long = Buffer.from('é'.repeat(257), 'utf8').toString('latin1');
-    expect(() => identify({ authorization: 'Bearer k', 'x-conversation-id': long }, msgs)).toThrow(RecapError);
+    // Node hands header values over as Latin-1: one char per byte of what the client sent.
+    const asNodeGivesIt = (bytes: Buffer) => bytes.toString('latin1');
+    expect(conversationIdText(asNodeGivesIt(Buffer.from(id, 'utf8')))).toBe(id);
+    // fetch sends `é` as the one byte E9: not UTF-8, so Latin-1, and the same text as its UTF-8.
+    expect(conversationIdText(asNodeGivesIt(Buffer.from('été', 'latin1')))).toBe('été');
+    const header = (text: string, enc: BufferEncoding) => ({ authorization: 'Bearer k', 'x-conversation-id': asNodeGivesIt(Buffer.from(text, enc)) });
+    expect(identify(header('été', 'utf8'), msgs).conversation).toBe(identify(header('été', 'latin1'), msgs).conversation);
+    expect(identify(header(id, 'utf8'), msgs).conversation).not.toBe(identify(header('ticket-ete-?-??', 'utf8'), msgs).conversation);
+    // 512 is a limit in bytes, not in characters.
+    expect(identify(header('é'.repeat(256), 'utf8'), msgs).explicit).toBe(true);
+    expect(() => identify(header('é'.repeat(257), 'utf8'), msgs)).toThrow(RecapError);
   });
 });
 

@@ -25,7 +25,7 @@ export interface Identity {
   keepsRecords: boolean;
 }
 
-function keyedHash(secret: string, ...parts: (string | Uint8Array)[]): string {
+function keyedHash(secret: string, ...parts: string[]): string {
   const h = createHmac('sha256', secret);
   for (const p of parts) h.update(p).update('\0');
   return h.digest('base64url');
@@ -61,16 +61,24 @@ export function keepsRecords(caller: Caller): boolean {
   return caller.kind !== 'anonymous' || caller.shared;
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
- * A conversation id is its bytes. Node hands header values over as Latin-1 (one char per byte),
- * so the header's bytes come back exactly; the inspection URL's percent-encoding decodes to
- * bytes too. A UTF-8 id sent in the header is thus found under its percent-encoded UTF-8.
+ * The one reading of a conversation id, for the header and the inspection URL alike: its bytes as
+ * UTF-8. Node hands header values over as Latin-1 (one char per byte), so the bytes come back
+ * exactly and are decoded here; the URL's percent-encoded UTF-8 decodes to the same text. Bytes
+ * that are not UTF-8 can only be Latin-1 (what fetch sends for `é`), read as such: `été` names one
+ * conversation whichever of the two a client sent.
  */
-export function conversationIdBytes(headerValue: string): Buffer {
-  return Buffer.from(headerValue, 'latin1');
+export function conversationIdText(headerValue: string): string {
+  try {
+    return utf8.decode(Buffer.from(headerValue, 'latin1'));
+  } catch {
+    return headerValue;
+  }
 }
 
-export function conversationIdHash(tenant: string, id: Uint8Array, secret: string): string {
+export function conversationIdHash(tenant: string, id: string, secret: string): string {
   return keyedHash(secret, 'conversation', tenant, id);
 }
 
@@ -99,9 +107,9 @@ export function identify(
   const raw = headers[opts.header];
   const id = Array.isArray(raw) ? raw.join(',') : raw;
   if (id !== undefined && id !== '') {
-    const bytes = conversationIdBytes(id);
-    if (bytes.length > MAX_CONVERSATION_ID_BYTES) throw errors.headerTooLong(opts.header, MAX_CONVERSATION_ID_BYTES);
-    return { tenant, conversation: conversationIdHash(tenant, bytes, opts.secret), explicit: true, keepsRecords: records };
+    // The limit counts the bytes the client sent (Node's Latin-1 string has one char per byte).
+    if (id.length > MAX_CONVERSATION_ID_BYTES) throw errors.headerTooLong(opts.header, MAX_CONVERSATION_ID_BYTES);
+    return { tenant, conversation: conversationIdHash(tenant, conversationIdText(id), opts.secret), explicit: true, keepsRecords: records };
   }
   const hashes = leadingHashes(messages);
   return { tenant, conversation: keyedHash(opts.secret, 'derived', tenant, hashes.join('.')), explicit: false, leadingHashes: hashes, keepsRecords: records };
