@@ -4,6 +4,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono, type Next } from 'hono';
 import { type Caller, type DoorPolicy, admit, callerOf } from './auth/caller.js';
 import { createClientKeys } from './auth/client-keys.js';
+import { checkModelOfBody } from './auth/model-gate.js';
 import { createChatHandler } from './chat/handler.js';
 import { passthrough } from './chat/passthrough.js';
 import { newRequestLog, type RequestLog } from './chat/request-log.js';
@@ -126,8 +127,19 @@ export function createApp(deps: AppDeps): RecapApp {
     outgoing.setMaxListeners(32);
     const log = newRequestLog(incoming.method ?? 'GET', c.req.routePath);
     const upstream = deps.upstreams.get(deps.defaultUpstream)!;
-    await passthrough(incoming, outgoing, upstream, { stripHeaders, clientStallMs: deps.config.server.client_stall_ms });
-    finish(log, outgoing.statusCode, callerOf(incoming));
+    const caller = callerOf(incoming);
+    let body: Buffer | undefined;
+    try {
+      body = await checkModelOfBody(incoming, caller, deps.config.server.body_limit_bytes);
+    } catch (err) {
+      if (!(err instanceof RecapError)) throw err;
+      log.error = err.code;
+      sendError(outgoing, err);
+      finish(log, outgoing.statusCode, caller);
+      return RESPONSE_ALREADY_SENT;
+    }
+    await passthrough(incoming, outgoing, upstream, { stripHeaders, clientStallMs: deps.config.server.client_stall_ms, body });
+    finish(log, outgoing.statusCode, caller);
     return RESPONSE_ALREADY_SENT;
   });
 

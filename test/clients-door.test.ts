@@ -125,6 +125,43 @@ describe('an admitted client', () => {
   });
 });
 
+describe('`models` on the pass-through routes', () => {
+  const headers = { authorization: `Bearer ${NARROW}` };
+
+  it('refuses a JSON body naming another model with 403, forwarding nothing', async () => {
+    const before = h.fake.requests.length;
+    for (const [target, body] of [
+      ['/v1/responses', { model: 'gpt-test-small', input: 'hi' }],
+      ['/v1/completions', { model: 'gpt-4o', prompt: 'hi' }],
+      ['/v1/embeddings', { model: 'text-embedding-3-large', input: 'x' }],
+    ] as const) {
+      const r = await post(target, headers, body);
+      expect(r.status).toBe(403);
+      expectOpenAIError(r.body, 'model_not_allowed', 'model');
+    }
+    expect(h.fake.requests).toHaveLength(before);
+  });
+
+  it('forwards an allowed model, a body without a model and a GET byte for byte', async () => {
+    const before = h.fake.requests.length;
+    const body = '{"model":"gpt-test-1","input":"hi","seed":9007199254740993}';
+    const r = await fetch(`${h.recap.url}/v1/responses`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+    expect(r.status).toBe(200);
+    expect(await post('/v1/moderations', headers, { input: 'no model named' })).toMatchObject({ status: 200 });
+    expect((await rawRequest(h.recap.url, { target: '/v1/models', headers })).status).toBe(200);
+    const seen = h.fake.requests.slice(before);
+    expect(seen.map((x) => x.path)).toEqual(['/v1/responses', '/v1/moderations', '/v1/models']);
+    expect(seen[0]!.body).toBe(body);
+    expect(seen[1]!.body).toBe('{"input":"no model named"}');
+  });
+
+  it('leaves an unrestricted client’s bodies streamed unread', async () => {
+    const r = await post('/v1/responses', { authorization: `Bearer ${WEB}` }, { model: 'anything-at-all', input: 'hi' });
+    expect(r.status).toBe(200);
+    expect(h.fake.requests.at(-1)!.json.model).toBe('anything-at-all');
+  });
+});
+
 describe('an upstream without its own api_key, with clients configured', () => {
   let local: Harness;
   beforeAll(async () => {

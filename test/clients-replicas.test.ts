@@ -86,7 +86,7 @@ describe('configured clients on two processes', () => {
 
   it('refuse a missing or unknown key on either process, forwarding and storing nothing', async () => {
     for (const p of [r.one, r.two]) {
-      for (const headers of [{}, { authorization: 'Bearer ck-nobody-00000000000000000000000000000' }]) {
+      for (const headers of [{}, { authorization: 'Bearer ck-nobody-00000000000000000000000000000' }] as Record<string, string>[]) {
         const res = await rawRequest(p.url, { target: '/v1/chat/completions', headers, body: { model: 'gpt-test-small', messages: history('NOBODY') } });
         expect(res.status).toBe(401);
       }

@@ -9,7 +9,9 @@ import { globToRegExp } from '../config.js';
 
 export interface Client {
   name: string;
-  /** Whether this client may name the model (`clients[].models`; absent: any model). */
+  /** Whether `clients[].models` limits this client to some models. */
+  restricted: boolean;
+  /** Whether this client may name the model (absent `models`: any). */
   mayUse(model: string): boolean;
   /** Summarizer tokens per window for this client, overriding background.tenant_tokens_per_window. */
   tokensPerWindow?: number;
@@ -26,7 +28,7 @@ export function createClientKeys(clients: readonly ClientConfig[]): ClientKeys {
   const entries = clients.map((c) => {
     const globs = c.models?.map(globToRegExp);
     const mayUse = globs ? (model: string) => globs.some((re) => re.test(model)) : () => true;
-    return { digest: digest(c.key), client: { name: c.name, mayUse, tokensPerWindow: c.tenant_tokens_per_window } satisfies Client };
+    return { digest: digest(c.key), client: { name: c.name, restricted: globs !== undefined, mayUse, tokensPerWindow: c.tenant_tokens_per_window } satisfies Client };
   });
   return {
     find(presentedKey) {

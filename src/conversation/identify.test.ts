@@ -17,7 +17,7 @@ const callerOf = (headers: Record<string, string>, shared = false): Caller => {
   return credential ? { kind: 'credential', credential } : { kind: 'anonymous', shared };
 };
 const identify = (headers: Record<string, string>, messages: typeof msgs, o = opts) => identifyCaller(callerOf(headers), headers, messages, o);
-const client = (name: string): Caller => ({ kind: 'client', client: { name, mayUse: () => true } });
+const client = (name: string): Caller => ({ kind: 'client', client: { name, restricted: false, mayUse: () => true } });
 const msgs = [
   { role: 'system', content: 'be brief' },
   { role: 'user', content: 'hello' },
