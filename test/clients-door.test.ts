@@ -69,6 +69,10 @@ describe('a request without a client key is refused at the door', () => {
     expect(await redisKeys()).toEqual([]);
   });
 
+  it('boots without the open-relay warning: clients guard the upstream key', () => {
+    expect(h.logs.text).not.toContain('open relay');
+  });
+
   it('raises the SDK its AuthenticationError, and logs the refusal without the key', async () => {
     const bad = new OpenAI({ baseURL: `${h.recap.url}/v1`, apiKey: 'ck-wrong-key-but-long-enough-0123456789', maxRetries: 0 });
     await expect(bad.chat.completions.create(chatBody())).rejects.toBeInstanceOf(OpenAI.AuthenticationError);

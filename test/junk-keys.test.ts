@@ -20,6 +20,7 @@ const SUMMARIZER_KEY = 'sk-recap-summarizer-key-42';
 
 let fake: FakeUpstream;
 let recap: RunningRecap;
+const logs = new LogCapture();
 beforeAll(async () => {
   fake = await startFakeUpstream({ summarizerModel: SUMMARIZER });
   // The model's upstream checks the caller's key: the two real ones pass, anything else is a 401.
@@ -37,7 +38,7 @@ beforeAll(async () => {
       upstreams: { fake: { base_url: fake.url }, paid: { base_url: fake.url, api_key: SUMMARIZER_KEY } },
     },
   });
-  recap = await startRecap(config, { port: 0, host: '127.0.0.1', logger: createLogger('info', new LogCapture()) });
+  recap = await startRecap(config, { port: 0, host: '127.0.0.1', logger: createLogger('info', logs) });
 });
 afterAll(async () => {
   await recap?.close();
@@ -55,6 +56,13 @@ const chat = (key: string, messages: ChatMessage[], conversation = 'c-1') =>
   rawRequest(recap.url, { target: '/v1/chat/completions', headers: { authorization: `Bearer ${key}`, 'x-conversation-id': conversation }, body: { model: 'gpt-test-small', messages } });
 
 describe('junk keys against an upstream that answers 401', () => {
+  it('boot warns once of the open relay: an upstream with recap\'s key, no clients', () => {
+    const warnings = logs.lines.filter((l) => l.includes('open relay'));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, msg: expect.stringContaining('upstream "paid" has its own api_key and no clients are configured') });
+    expect(logs.text).not.toContain(SUMMARIZER_KEY);
+  });
+
   it('leave no record and cost no summarizer call after the first', async () => {
     for (let i = 0; i < 20; i++) {
       const r = await chat(`sk-junk-${i}-${Math.random().toString(36).slice(2)}`, history());
