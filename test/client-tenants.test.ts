@@ -13,6 +13,7 @@ const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = () => `ten${Date.now()}${Math.random().toString(36).slice(2, 8)}`;
 const A = 'ck-alpha-1c3e5a7b9d2f4a6c8e0b1d3f5a7c9e2b';
 const B = 'ck-bravo-9e7c5a3f1d8b6e4c2a0f9d7b5e3c1a8f';
+const ADMIN = 'admin-token-0123456789abcdef';
 
 function history(marker: string): ChatMessage[] {
   const out: ChatMessage[] = [{ role: 'system', content: 'You help the ops team.' }];
@@ -40,7 +41,12 @@ describe('two configured clients', () => {
       fake: { summarizerModel: SUMMARIZER },
       apiKey: 'sk-upstream-own-key-5e1d7c9b3a',
       models: [smallModel()],
-      extra: { background: { enabled: false }, store: { url: REDIS, key_prefix: PREFIX }, clients: [{ name: 'alpha', key: A }, { name: 'bravo', key: B }] },
+      extra: {
+        background: { enabled: false },
+        server: { admin_token: ADMIN },
+        store: { url: REDIS, key_prefix: PREFIX },
+        clients: [{ name: 'alpha', key: A }, { name: 'bravo', key: B }],
+      },
     });
   });
   afterAll(async () => h?.close());
@@ -68,6 +74,17 @@ describe('two configured clients', () => {
     expect((await inspect(h, B, 'shared-id')).status).toBe(404);
     expect((await inspect(h, A, 'shared-id')).status).toBe(200);
     expect(await chat(h, A, 'shared-id', ofA)).toBe('reused');
+  });
+
+  it("lets an admin name a client by ?client=, with the admin token only", async () => {
+    const asAdmin = { authorization: `Bearer ${B}`, 'x-recap-admin-token': ADMIN };
+    const seen = await rawRequest(h.recap.url, { target: '/recap/v1/conversations/shared-id?client=alpha', headers: asAdmin });
+    expect(seen.status).toBe(200);
+    expect(seen.body).toContain('ALPHA-ONLY');
+    expect((await rawRequest(h.recap.url, { target: '/recap/v1/conversations/shared-id?client=alpha', headers: { authorization: `Bearer ${B}` } })).status).toBe(404);
+    expect((await rawRequest(h.recap.url, { target: '/recap/v1/conversations/shared-id?client=nobody', headers: asAdmin })).status).toBe(404);
+    // The admin token does not open the door by itself.
+    expect((await rawRequest(h.recap.url, { target: '/recap/v1/conversations/shared-id?client=alpha', headers: { 'x-recap-admin-token': ADMIN } })).status).toBe(401);
   });
 });
 
