@@ -4,6 +4,7 @@ import { prose } from './helpers/conversation.js';
 import { type Harness, startHarness, SUMMARIZER, smallModel } from './helpers/harness.js';
 import { rawRequest } from './helpers/plain-request.js';
 import { dumpRedis } from './helpers/redis-dump.js';
+import { waitFor } from './helpers/redis-process.js';
 
 // Issue 19: who a tenant is. Two configured clients are two tenants, whatever conversation ids
 // they send; a caller with no credential at all is nobody, so it keeps and reads no records,
@@ -31,6 +32,9 @@ async function chat(h: Harness, key: string | null, conversation: string | null,
 
 const inspect = (h: Harness, key: string | null, id: string, method = 'GET') =>
   rawRequest(h.recap.url, { method, target: `/recap/v1/conversations/${id}`, headers: key ? { authorization: `Bearer ${key}` } : {} });
+// The checkpoint is written once the reply reached the client, so a reader right after may be first.
+const untilStored = (h: Harness, key: string | null, id: string) =>
+  waitFor(`${id} to be stored`, async () => (await inspect(h, key, id)).status === 200, 5_000);
 const summarizerCalls = (h: Harness) => h.fake.summarizerRequests().length;
 
 describe('two configured clients', () => {
@@ -54,6 +58,7 @@ describe('two configured clients', () => {
   it("never see each other's records: no reuse, GET and DELETE 404, with the same conversation id", async () => {
     const ofA = history('ALPHA-ONLY');
     expect(await chat(h, A, 'shared-id', ofA)).toBe('compacted');
+    await untilStored(h, A, 'shared-id');
     expect((await inspect(h, B, 'shared-id')).status).toBe(404);
     expect((await inspect(h, B, 'shared-id', 'DELETE')).status).toBe(404);
     const mine = await inspect(h, A, 'shared-id');
@@ -64,6 +69,7 @@ describe('two configured clients', () => {
     const calls = summarizerCalls(h);
     expect(await chat(h, B, 'shared-id', ofA)).toBe('compacted');
     expect(summarizerCalls(h)).toBe(calls + 1);
+    await untilStored(h, B, 'shared-id');
     // Both derived ids too: the same opening messages are two conversations for two clients.
     expect(await chat(h, A, null, history('ALPHA-DERIVED'))).toBe('compacted');
     expect(await chat(h, B, null, history('ALPHA-DERIVED'))).toBe('compacted');
@@ -113,12 +119,12 @@ describe('callers without any credential (no clients configured)', () => {
 
   it('cannot inspect or delete anything: 401 missing_credential', async () => {
     expect(await chat(h, 'sk-caller-own-key-1', 'keyed-conv', history('KEYED'))).toBe('compacted');
+    await untilStored(h, 'sk-caller-own-key-1', 'keyed-conv');
     for (const method of ['GET', 'DELETE']) {
       const r = await inspect(h, null, 'keyed-conv', method);
       expect(r.status).toBe(401);
       expect(JSON.parse(r.body).error.code).toBe('missing_credential');
     }
-    expect((await inspect(h, 'sk-caller-own-key-1', 'keyed-conv')).status).toBe(200);
   });
 });
 
@@ -137,6 +143,7 @@ describe('callers without any credential, server.anonymous: shared', () => {
   it('are one tenant: the second request reuses the first one’s checkpoint, and can inspect and delete it', async () => {
     const calls = summarizerCalls(h);
     expect(await chat(h, null, 'local-conv', history('LOCAL'))).toBe('compacted');
+    await untilStored(h, null, 'local-conv');
     expect(await chat(h, null, 'local-conv', history('LOCAL'))).toBe('reused');
     expect(summarizerCalls(h)).toBe(calls + 1);
     expect((await dumpRedis(REDIS, PREFIX)).keys).toHaveLength(1);

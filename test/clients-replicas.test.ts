@@ -6,6 +6,7 @@ import { SUMMARIZER, smallModel, testConfig } from './helpers/harness.js';
 import { rawRequest } from './helpers/plain-request.js';
 import { type RecapProcess, startRecapProcess, writeConfigFile } from './helpers/recap-process.js';
 import { dumpRedis } from './helpers/redis-dump.js';
+import { waitFor } from './helpers/redis-process.js';
 
 // Issue 19 across replicas: two recap processes sharing one Redis. A tenant's summarizer allowance
 // is one allowance however many processes serve it (it used to be one per process), and client
@@ -97,6 +98,9 @@ describe('configured clients on two processes', () => {
 
   it("share one client's records across processes, and never another client's", async () => {
     expect(await chat(r.one, ALPHA, 'ticket-1', history('ALPHA'))).toBe('compacted');
+    // Written once the reply reached the client: a reader right after may be first.
+    const inspect = (key: string) => rawRequest(r.one.url, { target: '/recap/v1/conversations/ticket-1', headers: { authorization: `Bearer ${key}` } });
+    await waitFor('the checkpoint', async () => (await inspect(ALPHA)).status === 200, 5_000);
     // The same client on the other replica reuses its checkpoint.
     expect(await chat(r.two, ALPHA, 'ticket-1', history('ALPHA'))).toBe('reused');
     const seen = await rawRequest(r.two.url, { target: '/recap/v1/conversations/ticket-1', headers: { authorization: `Bearer ${BRAVO}` } });

@@ -5,6 +5,7 @@ import { expectOpenAIError } from '../helpers/error-shape.js';
 import { prose } from '../helpers/conversation.js';
 import { type Harness, startHarness, SUMMARIZER, smallModel, TEST_SECRET } from '../helpers/harness.js';
 import { rawRequest } from '../helpers/plain-request.js';
+import { waitFor } from '../helpers/redis-process.js';
 
 // Issue 18, item 7: the inspection endpoints and what a client or an admin can put in their URL.
 // A conversation id is the header's bytes; its percent-encoded UTF-8 in the URL names it. An
@@ -46,11 +47,14 @@ const compact = async (id: string, encoding: BufferEncoding = 'utf8') => {
 };
 const inspect = (target: string, method = 'GET', headers: Record<string, string> = { authorization: `Bearer ${KEY}` }) =>
   rawRequest(h.recap.url, { method, target: `/recap/v1/conversations/${target}`, headers });
+// The checkpoint is written once the reply reached the client, so a reader right after may be first.
+const untilFound = (target: string) => waitFor(`${target} to be stored`, async () => (await inspect(target)).status === 200, 5_000);
 const errorLogs = () => h.logs.lines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level >= 50);
 
 describe('a non-ASCII conversation id', () => {
   it.each(['ticket-été-4411', '会話-42', 'support 🎫 #7'])('%s is inspected and deleted by its percent-encoded UTF-8', async (id) => {
     await compact(id);
+    await untilFound(encodeURIComponent(id));
     const seen = await inspect(encodeURIComponent(id));
     expect(seen.status).toBe(200);
     expect(JSON.parse(seen.body).id).toBe(id);
@@ -60,7 +64,7 @@ describe('a non-ASCII conversation id', () => {
 
   it('sent as Latin-1 bytes (what fetch does with `é`) is the same id, found by its percent-encoded UTF-8', async () => {
     await compact('café-latin1', 'latin1');
-    expect((await inspect(encodeURIComponent('café-latin1'))).status).toBe(200);
+    await untilFound(encodeURIComponent('café-latin1'));
     expect((await inspect(encodeURIComponent('café-latin1'), 'DELETE')).status).toBe(200);
   });
 
@@ -85,6 +89,7 @@ describe("an admin's ?tenant=", () => {
 
   it('that is a tenant hash finds that tenant’s records; without the admin token it is a 404', async () => {
     await compact('admin-looks');
+    await untilFound('admin-looks');
     const tenant = tenantOf({ authorization: `Bearer ${KEY}` }, TEST_SECRET);
     expect((await inspect(`admin-looks?tenant=${tenant}`, 'GET', admin)).status).toBe(200);
     expect((await inspect(`admin-looks?tenant=${tenant}`, 'GET', {})).status).toBe(404);
