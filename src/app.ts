@@ -1,13 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { Hono } from 'hono';
+import { type Context, Hono, type Next } from 'hono';
+import { type Caller, type DoorPolicy, admit, callerOf } from './auth/caller.js';
+import { createClientKeys } from './auth/client-keys.js';
+import { checkModelOfBody } from './auth/model-gate.js';
 import { createChatHandler } from './chat/handler.js';
 import { passthrough } from './chat/passthrough.js';
 import { newRequestLog, type RequestLog } from './chat/request-log.js';
 import type { AppDeps } from './deps.js';
-import { RecapError, errorBody, errors } from './errors.js';
-import { describeConversation, inspectionKey } from './inspect.js';
+import { RecapError, errorBody, errors, sendError } from './errors.js';
+import { describeConversation, idFromPath, inspectionTarget } from './inspect.js';
 
 type Env = { Bindings: HttpBindings };
 
@@ -18,8 +21,11 @@ export function isChatRoute(req: IncomingMessage): boolean {
   return req.method === 'POST' && (req.url ?? '').split('?')[0] === CHAT_PATH;
 }
 
+// RFC 9110 §11.6.1: a 401 names the scheme the client should use.
+const challenge = (err: RecapError): Record<string, string> => (err.status === 401 ? { 'www-authenticate': 'Bearer realm="recap"' } : {});
+
 function jsonError(err: RecapError): Response {
-  return new Response(errorBody(err), { status: err.status, headers: { 'content-type': 'application/json' } });
+  return new Response(errorBody(err), { status: err.status, headers: { 'content-type': 'application/json', ...challenge(err) } });
 }
 
 export interface RecapApp {
@@ -36,13 +42,35 @@ export function createApp(deps: AppDeps): RecapApp {
   const app = new Hono<Env>();
   const chat = createChatHandler(deps);
   const stripHeaders = deps.config.server.conversation_header;
+  const door: DoorPolicy = {
+    keys: deps.config.clients ? createClientKeys(deps.config.clients) : undefined,
+    anonymous: deps.config.server.anonymous,
+  };
 
-  const finish = (log: RequestLog, status: number) => {
+  const finish = (log: RequestLog, status: number, caller?: Caller) => {
     log.status = status;
     deps.metrics.requests.inc({ route: log.route, model: log.modelLabel ?? '', status: String(status) });
     deps.metrics.requestDuration.observe({ route: log.route }, (performance.now() - log.startedAt) / 1000);
-    deps.logger.info({ ...log, durationMs: Math.round((performance.now() - log.startedAt) * 100) / 100 }, 'request');
+    const client = caller?.kind === 'client' ? caller.client.name : undefined;
+    deps.logger.info({ ...log, client, durationMs: Math.round((performance.now() - log.startedAt) * 100) / 100 }, 'request');
   };
+
+  // Every /v1/* and /recap/v1/* request passes here first: a caller refused by the door (clients
+  // configured, no valid key) gets recap's 401 before its body is read, forwarded or counted.
+  const doorMiddleware = async function authenticateCaller(c: Context<Env>, next: Next) {
+    try {
+      admit(c.env.incoming, door);
+    } catch (err) {
+      if (!(err instanceof RecapError)) throw err;
+      const log = newRequestLog(c.req.method, c.req.routePath);
+      log.error = err.code;
+      finish(log, err.status);
+      return jsonError(err);
+    }
+    await next();
+  };
+  app.use('/v1/*', doorMiddleware);
+  app.use('/recap/v1/*', doorMiddleware);
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
@@ -55,14 +83,14 @@ export function createApp(deps: AppDeps): RecapApp {
   });
 
   const inspection = { secret: deps.secret, adminToken: deps.config.server.admin_token };
+  const inspected = (c: Context<Env>) =>
+    inspectionTarget(callerOf(c.env.incoming), c.env.incoming.headers, idFromPath(new URL(c.req.url).pathname), { tenant: c.req.query('tenant'), client: c.req.query('client') }, inspection);
   app.get('/recap/v1/conversations/:id', async function inspectConversation(c) {
-    const id = c.req.param('id');
-    const key = inspectionKey(c.env.incoming.headers, id, c.req.query('tenant'), inspection);
+    const { key, id } = inspected(c);
     return c.json(await describeConversation(deps.records, key, id));
   });
   app.delete('/recap/v1/conversations/:id', async function forgetConversation(c) {
-    const id = c.req.param('id');
-    const key = inspectionKey(c.env.incoming.headers, id, c.req.query('tenant'), inspection);
+    const { key, id } = inspected(c);
     const existed = await deps.records.forget(key);
     if (existed === 'unavailable') throw errors.storeUnavailable();
     if (!existed) throw errors.notFound('Conversation');
@@ -74,8 +102,18 @@ export function createApp(deps: AppDeps): RecapApp {
     // Several layers rightly watch one response's 'close' (server adapter, shutdown tracking,
     // client-abort signal, stream pipeline); past ten Node would warn of a leak that is not one.
     res.setMaxListeners(32);
+    let caller: Caller;
+    try {
+      caller = admit(req, door);
+    } catch (err) {
+      if (!(err instanceof RecapError)) throw err;
+      log.error = err.code;
+      sendError(res, err, challenge(err));
+      finish(log, res.statusCode);
+      return;
+    }
     await chat(req, res, log);
-    finish(log, res.statusCode);
+    finish(log, res.statusCode, caller);
   }
 
   // Chat requests the server did not hand over directly: an absolute-form target, say.
@@ -89,8 +127,19 @@ export function createApp(deps: AppDeps): RecapApp {
     outgoing.setMaxListeners(32);
     const log = newRequestLog(incoming.method ?? 'GET', c.req.routePath);
     const upstream = deps.upstreams.get(deps.defaultUpstream)!;
-    await passthrough(incoming, outgoing, upstream, { stripHeaders, clientStallMs: deps.config.server.client_stall_ms });
-    finish(log, outgoing.statusCode);
+    const caller = callerOf(incoming);
+    let body: Buffer | undefined;
+    try {
+      body = await checkModelOfBody(incoming, caller, deps.config.server.body_limit_bytes);
+    } catch (err) {
+      if (!(err instanceof RecapError)) throw err;
+      log.error = err.code;
+      sendError(outgoing, err);
+      finish(log, outgoing.statusCode, caller);
+      return RESPONSE_ALREADY_SENT;
+    }
+    await passthrough(incoming, outgoing, upstream, { stripHeaders, clientStallMs: deps.config.server.client_stall_ms, body });
+    finish(log, outgoing.statusCode, caller);
     return RESPONSE_ALREADY_SENT;
   });
 

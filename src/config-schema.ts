@@ -124,6 +124,9 @@ export const serverSchema = z
     headers_timeout_ms: positiveInt.default(60_000),
     // 0 turns it off (e.g. for very large uploads on slow links through the passthrough routes).
     request_timeout_ms: z.number().int().min(0).default(300_000),
+    // Callers without any credential: `off` keeps and reads no records for them; `shared` makes
+    // them one tenant (a single-user local setup).
+    anonymous: z.enum(['off', 'shared']).default('off'),
   })
   .strict()
   // Node refuses a headers timeout longer than the request timeout.
@@ -154,6 +157,39 @@ export const backgroundSchema = z
   })
   .strict();
 
+// A client key is a bearer secret that recap checks itself: long enough that guessing is hopeless.
+export const MIN_CLIENT_KEY_LENGTH = 32;
+
+export const clientSchema = z
+  .object({
+    // The tenant (hashed in Redis keys) and what request logs name; a bounded, printable label.
+    name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, ".", "_" or "-"'),
+    key: z
+      .string()
+      .min(MIN_CLIENT_KEY_LENGTH, `must be at least ${MIN_CLIENT_KEY_LENGTH} characters (e.g. \`openssl rand -hex 32\`)`)
+      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces (it is sent as `Authorization: Bearer <key>`)'),
+    // Globs (`*`, `?`) of the models this client may name; absent: any model.
+    models: z.array(z.string().min(1)).min(1).optional(),
+    // Overrides background.tenant_tokens_per_window for this client.
+    tenant_tokens_per_window: positiveInt.optional(),
+  })
+  .strict();
+
+const clientsSchema = z
+  .array(clientSchema)
+  .min(1)
+  .superRefine((clients, ctx) => {
+    const names = new Set<string>();
+    const keys = new Set<string>();
+    clients.forEach((c, i) => {
+      if (names.has(c.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate client name "${c.name}"` });
+      // The message never repeats a key.
+      if (keys.has(c.key)) ctx.addIssue({ code: 'custom', path: [i, 'key'], message: 'the same key is given to an earlier client' });
+      names.add(c.name);
+      keys.add(c.key);
+    });
+  });
+
 export const configSchema = z
   .object({
     server: serverSchema.default(serverSchema.parse({})),
@@ -165,11 +201,18 @@ export const configSchema = z
     store: storeSchema.default(storeSchema.parse({})),
     tokens: tokensSchema.default(tokensSchema.parse({})),
     background: backgroundSchema.default(backgroundSchema.parse({})),
+    // When present, recap authenticates every caller itself (src/auth/).
+    clients: clientsSchema.optional(),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.clients === undefined || c.server.anonymous === 'off', {
+    message: 'anonymous callers are refused when clients are configured: remove server.anonymous or clients',
+    path: ['server', 'anonymous'],
+  });
 
 export type Config = z.infer<typeof configSchema>;
 export type UpstreamConfig = z.infer<typeof upstreamSchema>;
 export type ModelConfig = z.infer<typeof modelSchema>;
 export type CompactionConfig = z.infer<typeof compactionSchema>;
 export type StoreConfig = z.infer<typeof storeSchema>;
+export type ClientConfig = z.infer<typeof clientSchema>;

@@ -98,7 +98,8 @@ export function loadConfig(file: string, env: Env = process.env): Config {
   return parseConfig(text, file, env);
 }
 
-function globToRegExp(glob: string): RegExp {
+/** `*` and `?` globs, as `models[].match` and `clients[].models` use them. */
+export function globToRegExp(glob: string): RegExp {
   const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
   return new RegExp(`^${body}$`);
 }

@@ -32,6 +32,9 @@ export const errors = {
     new RecapError(400, 'header_too_long', `Header ${name} exceeds ${limit} bytes.`, 'invalid_request_error', name),
   notFound: (what: string) => new RecapError(404, 'not_found', `${what} not found.`, 'not_found_error'),
   unauthorized: () => new RecapError(401, 'missing_credential', 'This endpoint needs an Authorization header.', 'authentication_error'),
+  invalidApiKey: () => new RecapError(401, 'invalid_api_key', 'Incorrect API key provided: recap knows no client with this key.', 'authentication_error'),
+  modelNotAllowed: (model: string) =>
+    new RecapError(403, 'model_not_allowed', `This API key may not use model ${JSON.stringify(model.slice(0, 100))}.`, 'invalid_request_error', 'model'),
   upstreamUnreachable: (upstream: string, detail: string) =>
     new RecapError(502, 'upstream_unreachable', `Upstream "${upstream}" could not be reached: ${detail}`),
   upstreamTimeout: (upstream: string, phase: string) =>

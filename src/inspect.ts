@@ -1,15 +1,18 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { MAX_CONVERSATION_ID_BYTES, conversationIdHash, tenantOf } from './conversation/identify.js';
+import type { Caller } from './auth/caller.js';
+import { TENANT_HASH, clientTenant, conversationIdHash, keepsRecords, tenantOfCaller } from './conversation/identify.js';
 import { errors } from './errors.js';
 import type { Records } from './pipeline/records.js';
 import type { ConversationKey } from './store/store.js';
 
 // GET / DELETE /recap/v1/conversations/{id}: a caller sees and forgets only its own records (the
-// same credential that made them). An admin token, when configured, may name another tenant by
-// its hash (as logged) in `?tenant=`.
+// same tenant that made them: its client, or its credential). A caller without any credential has
+// none to see (unless server.anonymous is `shared`). An admin token, when configured, may name
+// another tenant: a configured client by its name in `?client=`, any tenant by its hash in `?tenant=`.
 
 export const ADMIN_HEADER = 'x-recap-admin-token';
+export const CONVERSATIONS_PATH = '/recap/v1/conversations/';
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -17,20 +20,48 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-export function inspectionKey(
+/**
+ * The conversation id of an inspection URL: the path segment, percent-decoded as UTF-8, which is
+ * how identify.ts reads the header's bytes (conversationIdText).
+ */
+export function idFromPath(pathname: string): string {
+  const segment = pathname.slice(pathname.indexOf(CONVERSATIONS_PATH) + CONVERSATIONS_PATH.length);
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw errors.invalidRequest('The conversation id in the URL must be percent-encoded UTF-8.', 'id');
+  }
+}
+
+export interface InspectionTarget {
+  key: ConversationKey;
+  /** The id as the answer shows it. */
+  id: string;
+}
+
+export function inspectionTarget(
+  caller: Caller,
   headers: IncomingHttpHeaders,
   id: string,
-  tenantParam: string | undefined,
+  named: { tenant?: string; client?: string },
   opts: { secret: string; adminToken?: string },
-): ConversationKey {
-  if (Buffer.byteLength(id) > MAX_CONVERSATION_ID_BYTES) throw errors.headerTooLong('id', MAX_CONVERSATION_ID_BYTES);
-  const admin = headers[ADMIN_HEADER];
-  let tenant = tenantOf(headers, opts.secret);
-  if (tenantParam !== undefined) {
+): InspectionTarget {
+  let tenant: string;
+  if (named.tenant !== undefined || named.client !== undefined) {
+    const admin = headers[ADMIN_HEADER];
     if (!opts.adminToken || typeof admin !== 'string' || !sameSecret(admin, opts.adminToken)) throw errors.notFound('Conversation');
-    tenant = tenantParam;
+    if (named.client !== undefined) {
+      tenant = clientTenant(named.client, opts.secret);
+    } else {
+      // A tenant is a hash; anything else names no tenant (and must not reach the store as a key).
+      if (!TENANT_HASH.test(named.tenant!)) throw errors.invalidRequest('tenant must be a tenant hash: 43 base64url characters.', 'tenant');
+      tenant = named.tenant!;
+    }
+  } else {
+    if (!keepsRecords(caller)) throw errors.unauthorized();
+    tenant = tenantOfCaller(caller, opts.secret);
   }
-  return { tenant, conversation: conversationIdHash(tenant, id, opts.secret) };
+  return { key: { tenant, conversation: conversationIdHash(tenant, id, opts.secret) }, id };
 }
 
 export async function describeConversation(records: Records, key: ConversationKey, id: string) {

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { CompactionStep } from './chat/compaction-step.js';
+import { CredentialProofs } from './auth/credential-proofs.js';
+import { openRelayWarning } from './auth/open-relay.js';
 import { TenantBudget } from './background/tenant-budget.js';
 import type { Config } from './config.js';
+import { clientTenant } from './conversation/identify.js';
 import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { type BackgroundCompactor, createBackgroundCompactor } from './pipeline/background.js';
@@ -9,6 +12,7 @@ import { createCompactionStep } from './pipeline/compaction-step.js';
 import { createRecords, type Records } from './pipeline/records.js';
 import { createTokenService } from './pipeline/token-service.js';
 import { createStore } from './store/create-store.js';
+import { StoreUnavailableError } from './store/store.js';
 import { createSummarizer } from './summarizer/client.js';
 import { createUpstreamRegistry, type UpstreamRegistry } from './upstream/client.js';
 
@@ -34,6 +38,13 @@ function serverSecret(config: Config, logger: Logger): string {
   return randomBytes(32).toString('base64url');
 }
 
+/** Configured clients' own summarizer allowances, by tenant hash. */
+function clientAllowances(config: Config, secret: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const c of config.clients ?? []) if (c.tenant_tokens_per_window !== undefined) out.set(clientTenant(c.name, secret), c.tenant_tokens_per_window);
+  return out;
+}
+
 export async function createRuntime(config: Config, logger: Logger): Promise<Runtime> {
   const metrics = createMetrics();
   const upstreams = createUpstreamRegistry(config);
@@ -49,9 +60,23 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const records = createRecords(store, metrics, logger, { perBranch, total: perBranch * branches });
   const tokens = createTokenService(config, metrics);
   const summarizer = createSummarizer(upstreams);
-  const tenantBudget = new TenantBudget(config.background.tenant_tokens_per_window, config.background.tenant_window_seconds * 1000);
   const secret = serverSecret(config, logger);
-  const shared = { config, records, tokens, summarizer, tenantBudget, metrics, logger, secret };
+  const relay = openRelayWarning(config);
+  if (relay) logger.warn(relay);
+  // Per-tenant store calls fail open to the process's own view; counted like the records' (records.ts).
+  const onStoreError = (op: string, err: unknown) => {
+    metrics.storeErrors.inc({ op });
+    if (!(err instanceof StoreUnavailableError)) logger.error({ err, op }, 'store operation failed');
+  };
+  const tenantBudget = new TenantBudget({
+    tokensPerWindow: config.background.tenant_tokens_per_window,
+    windowMs: config.background.tenant_window_seconds * 1000,
+    perTenant: clientAllowances(config, secret),
+    store,
+    onStoreError,
+  });
+  const proofs = new CredentialProofs({ config, secret, store, onStoreError });
+  const shared = { config, records, tokens, summarizer, tenantBudget, proofs, metrics, logger, secret };
   const background = createBackgroundCompactor(shared);
   const compaction = createCompactionStep({ ...shared, background });
   return {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
+import { callerOf, mayUse } from '../auth/caller.js';
 import type { AppDeps } from '../deps.js';
 import { RecapError, errors, sendError } from '../errors.js';
 import { requestAbort } from '../http/client-abort.js';
@@ -51,6 +52,7 @@ export function createChatHandler(deps: AppDeps) {
       const raw = await readBody(req, config.server.body_limit_bytes);
       const body = parseChatRequest(raw);
       log.model = body.model;
+      if (!mayUse(callerOf(req), body.model)) throw errors.modelNotAllowed(body.model);
       const route = deps.routeModel(body.model);
       log.modelLabel = route.model?.match ?? 'unconfigured';
       const upstream = deps.upstreams.get(route.upstream);

@@ -14,7 +14,7 @@ export async function passthrough(
   req: IncomingMessage,
   res: ServerResponse,
   upstream: Upstream,
-  opts: { stripHeaders: readonly string[]; clientStallMs: number },
+  opts: { stripHeaders: readonly string[]; clientStallMs: number; body?: Buffer },
 ): Promise<{ status: number }> {
   const { signal } = requestAbort(res);
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
@@ -23,7 +23,8 @@ export async function passthrough(
       method: req.method ?? 'GET',
       path: upstreamTarget(req.url ?? '/'),
       headers: upstreamRequestHeaders(req.headers, { apiKey: upstream.config.api_key }, { chat: false, stripHeaders: opts.stripHeaders }),
-      body: hasBody ? req : null,
+      // A body already read (auth/model-gate.ts) goes as those bytes.
+      body: opts.body ?? (hasBody ? req : null),
       signal,
     });
     await sendUpstreamResponse(res, response, { upstream: upstream.name, clientStallMs: opts.clientStallMs });

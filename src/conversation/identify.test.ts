@@ -6,9 +6,18 @@ import { writeHeapSnapshot } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { RecapError } from '../errors.js';
 import { messageHash } from './canonical.js';
-import { identify, tenantOf } from './identify.js';
+import type { Caller } from '../auth/caller.js';
+import { credentialOf } from '../auth/caller.js';
+import { conversationIdText, identify as identifyCaller, tenantOf } from './identify.js';
 
 const opts = { headers: ['x-conversation-id'], secret: 'a-server-secret-of-some-length' };
+// The caller as the door decides it without clients: its credential, or anonymous.
+const callerOf = (headers: Record<string, string>, shared = false): Caller => {
+  const credential = credentialOf(headers);
+  return credential ? { kind: 'credential', credential } : { kind: 'anonymous', shared };
+};
+const identify = (headers: Record<string, string>, messages: typeof msgs, o = opts) => identifyCaller(callerOf(headers), headers, messages, o);
+const client = (name: string): Caller => ({ kind: 'client', client: { name, restricted: false, mayUse: () => true } });
 const msgs = [
   { role: 'system', content: 'be brief' },
   { role: 'user', content: 'hello' },
@@ -57,6 +66,42 @@ describe('identify', () => {
       expect(err).toBeInstanceOf(RecapError);
       expect((err as RecapError).status).toBe(400);
     }
+  });
+});
+
+describe('identify: callers and their records', () => {
+  it('makes a configured client its own tenant, apart from any credential tenant', () => {
+    const h = { 'x-conversation-id': 'conv-1' };
+    const web = identifyCaller(client('web'), h, msgs, opts);
+    expect(web.tenant).toBe(identifyCaller(client('web'), h, msgs, opts).tenant);
+    expect(web.tenant).not.toBe(identifyCaller(client('batch'), h, msgs, opts).tenant);
+    // A credential that spells a client's name is not that client.
+    expect(web.tenant).not.toBe(identify({ authorization: 'web', ...h }, msgs).tenant);
+    expect(web.keepsRecords).toBe(true);
+  });
+
+  it('keeps no records for a caller without a credential, unless anonymous callers are shared', () => {
+    expect(identify({ authorization: 'Bearer k' }, msgs).keepsRecords).toBe(true);
+    expect(identify({}, msgs).keepsRecords).toBe(false);
+    const shared = identifyCaller(callerOf({}, true), {}, msgs, opts);
+    expect(shared.keepsRecords).toBe(true);
+    // Shared anonymous callers are one tenant, the one an empty credential always had.
+    expect(shared.tenant).toBe(tenantOf({}, opts.secret));
+  });
+
+  it('reads the conversation header bytes as UTF-8, and bytes that are not UTF-8 as Latin-1', () => {
+    const id = 'ticket-été-✓-日本';
+    // Node hands header values over as Latin-1: one char per byte of what the client sent.
+    const asNodeGivesIt = (bytes: Buffer) => bytes.toString('latin1');
+    expect(conversationIdText(asNodeGivesIt(Buffer.from(id, 'utf8')))).toBe(id);
+    // fetch sends `é` as the one byte E9: not UTF-8, so Latin-1, and the same text as its UTF-8.
+    expect(conversationIdText(asNodeGivesIt(Buffer.from('été', 'latin1')))).toBe('été');
+    const header = (text: string, enc: BufferEncoding) => ({ authorization: 'Bearer k', 'x-conversation-id': asNodeGivesIt(Buffer.from(text, enc)) });
+    expect(identify(header('été', 'utf8'), msgs).conversation).toBe(identify(header('été', 'latin1'), msgs).conversation);
+    expect(identify(header(id, 'utf8'), msgs).conversation).not.toBe(identify(header('ticket-ete-?-??', 'utf8'), msgs).conversation);
+    // 512 is a limit in bytes, not in characters.
+    expect(identify(header('é'.repeat(256), 'utf8'), msgs).explicit).toBe(true);
+    expect(() => identify(header('é'.repeat(257), 'utf8'), msgs)).toThrow(RecapError);
   });
 });
 

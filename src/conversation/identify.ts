@@ -1,13 +1,16 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { type Caller, credentialOf } from '../auth/caller.js';
 import type { ChatMessage } from '../chat/types.js';
 import { errors } from '../errors.js';
 import { messageHash } from './canonical.js';
 
+export { credentialOf } from '../auth/caller.js';
+
 export const MAX_CONVERSATION_ID_BYTES = 512;
 
 export interface Identity {
-  /** Keyed hash of the caller's credential: records of one tenant are invisible to every other. */
+  /** Keyed hash of the caller (client name, or credential): records of one tenant are invisible to every other. */
   tenant: string;
   /** Keyed hash of the conversation id (header) or of the conversation's opening messages. */
   conversation: string;
@@ -15,6 +18,11 @@ export interface Identity {
   explicit: boolean;
   /** When derived: the canonical hashes of the messages it was derived from, the leading ones. */
   leadingHashes?: readonly string[];
+  /**
+   * False for a caller with no credential (unless server.anonymous is `shared`): it reads and
+   * writes no checkpoints and gets no background preparation, since it is nobody in particular.
+   */
+  keepsRecords: boolean;
 }
 
 function keyedHash(secret: string, ...parts: string[]): string {
@@ -23,16 +31,51 @@ function keyedHash(secret: string, ...parts: string[]): string {
   return h.digest('base64url');
 }
 
-/** The credential a client authenticates with; each of OpenAI's and Azure's header styles counts. */
-export function credentialOf(headers: IncomingHttpHeaders): string {
-  const value = headers.authorization ?? headers['api-key'] ?? headers['x-api-key'];
-  return Array.isArray(value) ? value.join(',') : (value ?? '');
-}
+/** What a tenant hash looks like (an HMAC-SHA256 in base64url); admins name tenants by it. */
+export const TENANT_HASH = /^[A-Za-z0-9_-]{43}$/;
 
 // Worked out on every request rather than cached: a cache would have to be keyed by the raw
 // credentials and keep them in memory long after their requests (one HMAC costs a few µs).
+// A client's tenant and a credential's live in separate domains, so no name equals a credential.
+export function tenantOfCaller(caller: Caller, secret: string): string {
+  switch (caller.kind) {
+    case 'client':
+      return clientTenant(caller.client.name, secret);
+    case 'credential':
+      return keyedHash(secret, 'tenant', caller.credential);
+    case 'anonymous':
+      return keyedHash(secret, 'tenant', '');
+  }
+}
+
+export function clientTenant(name: string, secret: string): string {
+  return keyedHash(secret, 'client', name);
+}
+
+/** The tenant of a caller's credential, when no clients are configured. */
 export function tenantOf(headers: IncomingHttpHeaders, secret: string): string {
   return keyedHash(secret, 'tenant', credentialOf(headers));
+}
+
+export function keepsRecords(caller: Caller): boolean {
+  return caller.kind !== 'anonymous' || caller.shared;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The one reading of a conversation id, for the header and the inspection URL alike: its bytes as
+ * UTF-8. Node hands header values over as Latin-1 (one char per byte), so the bytes come back
+ * exactly and are decoded here; the URL's percent-encoded UTF-8 decodes to the same text. Bytes
+ * that are not UTF-8 can only be Latin-1 (what fetch sends for `é`), read as such: `été` names one
+ * conversation whichever of the two a client sent.
+ */
+export function conversationIdText(headerValue: string): string {
+  try {
+    return utf8.decode(Buffer.from(headerValue, 'latin1'));
+  } catch {
+    return headerValue;
+  }
 }
 
 export function conversationIdHash(tenant: string, id: string, secret: string): string {
@@ -54,18 +97,21 @@ function leadingHashes(messages: readonly ChatMessage[]): string[] {
 }
 
 export function identify(
+  caller: Caller,
   headers: IncomingHttpHeaders,
   messages: readonly ChatMessage[],
   opts: { headers: readonly string[]; secret: string },
 ): Identity {
-  const tenant = tenantOf(headers, opts.secret);
+  const tenant = tenantOfCaller(caller, opts.secret);
+  const records = keepsRecords(caller);
   for (const name of opts.headers) {
     const raw = headers[name];
     const id = Array.isArray(raw) ? raw.join(',') : raw;
     if (id === undefined || id === '') continue;
-    if (Buffer.byteLength(id) > MAX_CONVERSATION_ID_BYTES) throw errors.headerTooLong(name, MAX_CONVERSATION_ID_BYTES);
-    return { tenant, conversation: conversationIdHash(tenant, id, opts.secret), explicit: true };
+    // The limit counts the bytes the client sent (Node's Latin-1 string has one char per byte).
+    if (id.length > MAX_CONVERSATION_ID_BYTES) throw errors.headerTooLong(name, MAX_CONVERSATION_ID_BYTES);
+    return { tenant, conversation: conversationIdHash(tenant, conversationIdText(id), opts.secret), explicit: true, keepsRecords: records };
   }
   const hashes = leadingHashes(messages);
-  return { tenant, conversation: keyedHash(opts.secret, 'derived', tenant, hashes.join('.')), explicit: false, leadingHashes: hashes };
+  return { tenant, conversation: keyedHash(opts.secret, 'derived', tenant, hashes.join('.')), explicit: false, leadingHashes: hashes, keepsRecords: records };
 }

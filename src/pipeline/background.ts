@@ -56,7 +56,7 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
       const from = all[all.length - 1]!.base;
       // Planned from what is stored now: skipped when the newest checkpoint still leaves room.
       const cut = planPrepare(a.layout, baseView(a, from), budget, rules);
-      if (!cut || !deps.tenantBudget.allows(ctx.identity.tenant)) return 'skipped';
+      if (!cut || !(await deps.tenantBudget.allows(ctx.identity.tenant))) return 'skipped';
       const prefix = prefixOfCut(cut);
       const claim = { id: a.links[prefix - 1]!, prefix, link: a.links[prefix - 1]! };
       const claimed = await claimCompaction(deps.records, ctx.key, claim, a.links, from.checkpoint ? prefixOf(from.checkpoint) : 0, ttl);
@@ -89,7 +89,8 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
       // A first look from what this request saw; the job plans again when it runs.
       const from = decision.furthest ?? decision.base;
       if (viewTokens(a.layout, baseView(a, from)) <= compaction.prepare_ratio * budget) return;
-      if (!planPrepare(a.layout, baseView(a, from), budget, planRules(compaction)) || !deps.tenantBudget.allows(ctx.identity.tenant)) return;
+      // The tenant's allowance is checked when the job runs: it is kept in the store.
+      if (!planPrepare(a.layout, baseView(a, from), budget, planRules(compaction))) return;
       const jobCtx = backgroundContext(ctx, shutdown.signal);
       const outcome = queue.push({
         group: `${ctx.key.tenant}.${ctx.key.conversation}`,

@@ -2,6 +2,7 @@ import { chatWire } from '../chat/items.js';
 import type { ChatPlan, CompactionStep, PrepareInput } from '../chat/compaction-step.js';
 import type { ChatMessage } from '../chat/types.js';
 import { summaryCodec } from '../compaction/summary-message.js';
+import { callerOf } from '../auth/caller.js';
 import type { ModelConfig } from '../config.js';
 import { type Identity, credentialOf, identify } from '../conversation/identify.js';
 import { analyze } from './analyze.js';
@@ -35,13 +36,13 @@ export function createCompactionStep(deps: PipelineDeps): CompactionStep {
       }
       // Identified before counting, so that the memo of the conversation's last request spares
       // hashing its history again.
-      const identity = identify(input.req.headers, body.messages, { headers: deps.config.server.conversation_header, secret: deps.secret });
+      const identity = identify(callerOf(input.req), input.req.headers, body.messages, { headers: deps.config.server.conversation_header, secret: deps.secret });
       const tokens = await countRequest(deps.tokens, body, model, `${identity.tenant}.${identity.conversation}`, identity.leadingHashes);
       log.tokensIn = tokens.tokensIn;
       log.conversation = identity.conversation.slice(0, 16);
       const budget = deps.tokens.budgetFor(model, body, tokens.toolsTokens);
       // Forwarded first, it is below both lines by proof: nothing to choose, store or prepare.
-      if (input.forwardedFirst) return createRoutePlan({ deps, log, tokens: planTokens(tokens), model, budget });
+      if (input.forwardedFirst) return createRoutePlan({ deps, log, tokens: planTokens(tokens), model, budget, identity });
       const ctx = stepContext(deps, input, model, tokens, identity);
       const a = analyze({
         items: body.messages,
@@ -53,7 +54,7 @@ export function createCompactionStep(deps: PipelineDeps): CompactionStep {
         codec: summaryCodec(deps.secret, identity.tenant),
       });
       const decision = await decide(ctx, a, budget);
-      return createRoutePlan({ deps, log, tokens: planTokens(tokens), model, budget, compaction: { ctx, a, decision, budget, bytes: input.bytes } });
+      return createRoutePlan({ deps, log, tokens: planTokens(tokens), model, budget, identity, compaction: { ctx, a, decision, budget, bytes: input.bytes } });
     },
   };
 }
@@ -65,7 +66,8 @@ function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig
     identity,
     key: { tenant: identity.tenant, conversation: identity.conversation },
     counter: tokens.counter,
-    keepsRecords: true,
+    // A caller that keeps no records (anonymous) reads and writes none: the engine checks this one flag.
+    keepsRecords: identity.keepsRecords,
     log: input.log,
     signal: input.signal,
     authorization: credentialOf(input.req.headers) || undefined,

@@ -102,7 +102,10 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
       const checkpoint = describeCheckpoint(a, plan, from.checkpoint?.summary ?? '', from.checkpoint?.model ?? 'clearing');
       return compacted(a, plan, checkpoint, noStore ? {} : { write: checkpoint });
     }
-    const strategy = strategyFor(ctx);
+    if (ctx.model.compaction.strategy === 'summarize' && !(await ctx.deps.proofs.mayPay(ctx.identity.tenant, ctx.model))) {
+      return degrade(ctx, a, from, budget, 'credential_not_yet_accepted');
+    }
+    const strategy = await strategyFor(ctx);
     if (strategy !== 'summarize' || noStore) return summarizeUnshared(ctx, a, from, plan, strategy, budget, noStore);
 
     const prefix = prefixOfCut(plan);
@@ -144,9 +147,9 @@ async function reload(ctx: StepContext, previous: ConversationRecord | null): Pr
   return record === 'unavailable' ? previous : record;
 }
 
-function strategyFor(ctx: StepContext): Strategy {
+async function strategyFor(ctx: StepContext): Promise<Strategy> {
   const strategy = ctx.model.compaction.strategy as Strategy;
-  if (strategy === 'summarize' && !ctx.deps.tenantBudget.allows(ctx.identity.tenant)) {
+  if (strategy === 'summarize' && !(await ctx.deps.tenantBudget.allows(ctx.identity.tenant))) {
     ctx.deps.metrics.tenantBudgetExceeded.inc();
     return 'window';
   }

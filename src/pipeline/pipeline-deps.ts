@@ -1,3 +1,4 @@
+import type { CredentialProofs } from '../auth/credential-proofs.js';
 import type { TenantBudget } from '../background/tenant-budget.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -15,6 +16,7 @@ export interface PipelineDeps {
   summarizer: Summarizer;
   background: BackgroundCompactor;
   tenantBudget: TenantBudget;
+  proofs: CredentialProofs;
   metrics: Metrics;
   logger: Logger;
   secret: string;

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestLog } from '../chat/request-log.js';
 import type { ModelConfig } from '../config.js';
+import type { Identity } from '../conversation/identify.js';
 import type { Analysis } from './analyze.js';
 import type { Decision } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
@@ -47,11 +48,13 @@ export interface PlanInput<T> {
   model: ModelConfig | undefined;
   /** The prompt budget, when the model has a config. */
   budget?: number;
+  /** Who asked, when the model compacts (a 2xx proves the caller's credential: auth/credential-proofs.ts). */
+  identity?: Identity;
   /** Absent when the model has no compaction (unconfigured or strategy off). */
   compaction?: { ctx: StepContext; a: Analysis<T>; decision: Decision<T>; budget: number; bytes: number };
 }
 
-export function createRoutePlan<T>({ deps, log, tokens, model, budget, compaction }: PlanInput<T>): RoutePlan<T> {
+export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity, compaction }: PlanInput<T>): RoutePlan<T> {
   const decision = compaction?.decision;
   const action = decision?.action ?? 'none';
   const tokensOut = decision?.view ? decision.viewTokens + tokens.toolsTokens : tokens.tokensIn;
@@ -93,7 +96,10 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, compactio
       return model && calibrates(model) ? observeUsage(status, responseHeaders) : undefined;
     },
     async afterSuccess(status, observer) {
+      // Only a 2xx shows the upstream served this caller: after a 401 (a junk key), a 429 or a 5xx
+      // nothing is written and nothing prepared, so refused callers leave no records behind.
       const ok = status >= 200 && status < 300;
+      if (ok && identity && model) deps.proofs.accepted(identity.tenant, model);
       if (!ok) await takeBack();
       else if (compaction && decision) {
         settled = true;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { conversationTag } from './conversation-tag.js';
 import type { CheckpointEdit, ConversationKey, ConversationRecord, LockClaim, LockHolder, LockTable, Store, StoreLimits, UpdateResult } from './store.js';
+import { acceptedKey, spendKey, spendTtlMs } from './tenant-keys.js';
 
 // The store of a single recap process (no Redis configured). Bounded, so a long-running process
 // with many conversations keeps a fixed memory ceiling: least recently used conversations go first.
@@ -28,6 +29,7 @@ export class MemoryStore implements Store {
   constructor(private readonly options: MemoryStoreOptions) {
     this.records = new LRUCache({ max: options.maxConversations, ttl: options.ttlMs, updateAgeOnGet: true });
     this.locks = new LRUCache({ max: options.maxConversations });
+    this.tenantEntries = new LRUCache({ max: options.maxConversations });
   }
 
   async load(key: ConversationKey): Promise<ConversationRecord | null> {
@@ -82,6 +84,7 @@ export class MemoryStore implements Store {
   async close(): Promise<void> {
     this.records.clear();
     this.locks.clear();
+    this.tenantEntries.clear();
   }
 
   /** The conversation's lock table with expired locks dropped (which counts as a change). */
@@ -95,5 +98,27 @@ export class MemoryStore implements Store {
       locks.version++;
     }
     return locks;
+  }
+
+  // Per-tenant entries (spend counts, accepted credentials), bounded like the records; each expires on its own TTL.
+  private readonly tenantEntries: LRUCache<string, number>;
+
+  async addTenantSpend(tenant: string, windowStart: number, tokens: number, windowMs: number): Promise<number> {
+    const key = spendKey(tenant, windowStart);
+    const total = (this.tenantEntries.get(key) ?? 0) + tokens;
+    this.tenantEntries.set(key, total, { ttl: spendTtlMs(windowMs) });
+    return total;
+  }
+
+  async tenantSpend(tenant: string, windowStart: number): Promise<number> {
+    return this.tenantEntries.get(spendKey(tenant, windowStart)) ?? 0;
+  }
+
+  async markAccepted(id: string, ttlMs: number): Promise<void> {
+    this.tenantEntries.set(acceptedKey(id), 1, { ttl: ttlMs });
+  }
+
+  async isAccepted(id: string): Promise<boolean> {
+    return this.tenantEntries.has(acceptedKey(id));
   }
 }

@@ -3,6 +3,7 @@ import { newLockToken, ReleaseRetries } from './lock-release.js';
 import { withDeadline } from './deadline.js';
 import { CONNECT_TIMEOUT_MS, createRedisClient, whenConnected } from './redis-client.js';
 import { defineRecapScripts, type ScriptedClient } from './redis-scripts.js';
+import { acceptedKey, spendKey, spendTtlMs } from './tenant-keys.js';
 import { readWithClock, writeDeadline } from './write-deadline.js';
 import {
   StoreUnavailableError,
@@ -184,6 +185,35 @@ export class RedisStore implements Store {
 
   private locksKey(key: ConversationKey): string {
     return `${this.options.keyPrefix}:{${conversationTag(key)}}:locks`;
+  }
+
+  // A spend is counted even when it lands after recap gave up waiting: the tokens were spent, so a
+  // late INCRBY only makes the count right. MULTI keeps the count and its expiry together.
+  async addTenantSpend(tenant: string, windowStart: number, tokens: number, windowMs: number): Promise<number> {
+    const key = `${this.options.keyPrefix}:${spendKey(tenant, windowStart)}`;
+    return this.run('addTenantSpend', async () => {
+      const replies = await this.client.multi().incrby(key, tokens).pexpire(key, spendTtlMs(windowMs)).exec();
+      const [err, total] = replies?.[0] ?? [new Error('transaction discarded'), null];
+      if (err) throw err;
+      return Number(total);
+    });
+  }
+
+  async tenantSpend(tenant: string, windowStart: number): Promise<number> {
+    const key = `${this.options.keyPrefix}:${spendKey(tenant, windowStart)}`;
+    return this.run('tenantSpend', async () => Number((await this.client.get(key)) ?? 0));
+  }
+
+  async markAccepted(id: string, ttlMs: number): Promise<void> {
+    const key = `${this.options.keyPrefix}:${acceptedKey(id)}`;
+    return this.run('markAccepted', async () => {
+      await this.client.set(key, '1', 'PX', Math.max(1, Math.ceil(ttlMs)));
+    });
+  }
+
+  async isAccepted(id: string): Promise<boolean> {
+    const key = `${this.options.keyPrefix}:${acceptedKey(id)}`;
+    return this.run('isAccepted', async () => (await this.client.exists(key)) > 0);
   }
 }
 

@@ -219,4 +219,67 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
       await expect(store.tryLock({ tenant: 'a}', conversation: 'c' }, claim('b'), 100, 0)).rejects.toThrow(TypeError);
     });
   });
+
+  describe(`${name} store, per tenant`, () => {
+    const opened: Store[] = [];
+    const open = async () => {
+      const store = await makeStore({ ttlMs: 60_000 });
+      opened.push(store);
+      return store;
+    };
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((store) => store.close()));
+    });
+    const windowStart = () => Math.floor(Date.now() / 60_000) * 60_000;
+
+    it('counts a tenant\'s summarizer spend per window, returning the running total', async () => {
+      const store = await open();
+      const tenant = opaque();
+      const w = windowStart();
+      expect(await store.tenantSpend(tenant, w)).toBe(0);
+      expect(await store.addTenantSpend(tenant, w, 700, 60_000)).toBe(700);
+      expect(await store.addTenantSpend(tenant, w, 450, 60_000)).toBe(1150);
+      expect(await store.tenantSpend(tenant, w)).toBe(1150);
+      // Another window and another tenant start from nothing.
+      expect(await store.tenantSpend(tenant, w + 60_000)).toBe(0);
+      expect(await store.tenantSpend(opaque(), w)).toBe(0);
+    });
+
+    it('adds concurrent spends without losing any', async () => {
+      const store = await open();
+      const tenant = opaque();
+      const w = windowStart();
+      const totals = await Promise.all(Array.from({ length: 20 }, () => store.addTenantSpend(tenant, w, 5, 60_000)));
+      expect(new Set(totals).size).toBe(20);
+      expect(Math.max(...totals)).toBe(100);
+      expect(await store.tenantSpend(tenant, w)).toBe(100);
+    });
+
+    it('lets a spend count expire after its window and the next', async () => {
+      const store = await open();
+      const tenant = opaque();
+      await store.addTenantSpend(tenant, 0, 10, 150);
+      expect(await store.tenantSpend(tenant, 0)).toBe(10);
+      await sleep(450);
+      expect(await store.tenantSpend(tenant, 0)).toBe(0);
+    });
+
+    it('remembers an accepted credential until its TTL runs out', async () => {
+      const store = await open();
+      const id = opaque();
+      expect(await store.isAccepted(id)).toBe(false);
+      await store.markAccepted(id, 200);
+      expect(await store.isAccepted(id)).toBe(true);
+      expect(await store.isAccepted(opaque())).toBe(false);
+      await sleep(350);
+      expect(await store.isAccepted(id)).toBe(false);
+    });
+
+    it('refuses tenant ids that are not opaque hashes', async () => {
+      const store = await open();
+      await expect(store.addTenantSpend('a:b', 0, 1, 1000)).rejects.toThrow(TypeError);
+      await expect(store.tenantSpend('{x}', 0)).rejects.toThrow(TypeError);
+      await expect(store.markAccepted('a b', 1000)).rejects.toThrow(TypeError);
+    });
+  });
 }

@@ -107,6 +107,18 @@ export interface Store {
   ping(): Promise<void>;
   state(): StoreState;
   close(): Promise<void>;
+  // Per tenant, apart from any conversation (tenant-keys.ts names their keys). `tenant` is an opaque hash.
+  /**
+   * Adds summarizer tokens to the tenant's spend in the window that starts at `windowStart` (ms,
+   * the same for every replica) and returns the window's total over all replicas. The count
+   * expires on its own once the window is over.
+   */
+  addTenantSpend(tenant: string, windowStart: number, tokens: number, windowMs: number): Promise<number>;
+  /** The tenant's spend in that window; 0 when nothing was spent. */
+  tenantSpend(tenant: string, windowStart: number): Promise<number>;
+  /** Remembers for `ttlMs` that an upstream accepted a credential (`id`: an opaque hash of tenant and upstream). */
+  markAccepted(id: string, ttlMs: number): Promise<void>;
+  isAccepted(id: string): Promise<boolean>;
 }
 
 /** Limits every store shares; ms rather than the config's seconds so tests can use tiny TTLs. */

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import { CREDENTIAL_HEADERS } from '../auth/caller.js';
 
 // RFC 9110 §7.6.1: connection-specific fields apply to one hop only, as do the fields that the
 // `Connection` header nominates. They are stripped before anything else looks at the headers.
@@ -56,10 +57,8 @@ export function upstreamRequestHeaders(
   opts: { chat: boolean; stripHeaders?: readonly string[] },
 ): Record<string, string | string[]> {
   const drop = new Set([...(opts.chat ? NOT_FORWARDED_CHAT : NOT_FORWARDED_UPSTREAM), ...(opts.stripHeaders ?? [])]);
-  if (auth.apiKey) {
-    drop.add('authorization');
-    drop.add('api-key');
-  }
+  // recap's own key replaces every credential the client sent, in whichever header style.
+  if (auth.apiKey) for (const name of CREDENTIAL_HEADERS) drop.add(name);
   const out = endToEndHeaders(client, drop);
   if (auth.apiKey) out.authorization = `Bearer ${auth.apiKey}`;
   return out;

@@ -67,10 +67,10 @@ describe('tenancy: a conversation id copied or guessed by another tenant never y
     expect(summaryOfA.content).toContain('TENANT-A-ONLY');
   });
 
-  it("shows A's checkpoints to A only: B, no credential, B naming A's tenant hash and B's DELETE all get 404", async () => {
+  it("shows A's checkpoints to A only: B, B naming A's tenant hash and B's DELETE get 404, no credential 401", async () => {
     const tenantA = tenantOf({ authorization: `Bearer ${A}` }, TEST_SECRET);
     expect((await inspect(B, conv)).status).toBe(404);
-    expect((await inspect('', conv)).status).toBe(404);
+    expect((await inspect('', conv)).status).toBe(401);
     expect((await inspect(B, conv, `?tenant=${tenantA}`)).status).toBe(404);
     expect((await inspect(B, conv, '', 'DELETE')).status).toBe(404);
     const mine = await inspect(A, conv);

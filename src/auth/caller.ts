@@ -1,0 +1,74 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { errors } from '../errors.js';
+import type { Client, ClientKeys } from './client-keys.js';
+
+// Who sent a request, as recap decided at the door (app.ts), before anything else reads it.
+// With `clients` configured only their keys get in, and the tenant is the client. Without, the
+// caller's own credential (whatever it is: the upstream judges it) is the tenant, and a caller
+// with none is anonymous.
+
+export type Caller =
+  | { kind: 'client'; client: Client }
+  | { kind: 'credential'; credential: string }
+  /** `shared`: all anonymous callers are one tenant (server.anonymous: shared); else they keep no records. */
+  | { kind: 'anonymous'; shared: boolean };
+
+/** The headers a client authenticates with, in OpenAI's and Azure's styles and Anthropic's. */
+export const CREDENTIAL_HEADERS = ['authorization', 'api-key', 'x-api-key'] as const;
+
+/** The credential a caller presents, or '' for none. */
+export function credentialOf(headers: IncomingHttpHeaders): string {
+  const value = headers.authorization ?? headers['api-key'] ?? headers['x-api-key'];
+  return Array.isArray(value) ? value.join(',') : (value ?? '');
+}
+
+const BEARER = /^bearer +(\S+)$/i;
+
+export interface DoorPolicy {
+  /** Set when `clients` are configured. */
+  keys?: ClientKeys;
+  anonymous: 'off' | 'shared';
+}
+
+/**
+ * Decides who the caller is, or throws recap's 401. With clients, the client's credential headers
+ * are removed from the request here: nothing after the door (forwarding, the summarizer, logs)
+ * can pass on a key meant for recap.
+ */
+export function authenticate(headers: IncomingHttpHeaders, policy: DoorPolicy): Caller {
+  if (!policy.keys) {
+    const credential = credentialOf(headers);
+    return credential === '' ? { kind: 'anonymous', shared: policy.anonymous === 'shared' } : { kind: 'credential', credential };
+  }
+  const authorization = headers.authorization;
+  for (const name of CREDENTIAL_HEADERS) delete headers[name];
+  if (authorization === undefined || authorization === '') throw errors.unauthorized();
+  const key = BEARER.exec(authorization)?.[1];
+  const client = key === undefined ? undefined : policy.keys.find(key);
+  if (!client) throw errors.invalidApiKey();
+  return { kind: 'client', client };
+}
+
+const callers = new WeakMap<IncomingMessage, Caller>();
+
+/** authenticate() once per request (a chat request the router hands on passes the door twice). */
+export function admit(req: IncomingMessage, policy: DoorPolicy): Caller {
+  let caller = callers.get(req);
+  if (!caller) {
+    caller = authenticate(req.headers, policy);
+    callers.set(req, caller);
+  }
+  return caller;
+}
+
+/** The caller decided at the door; a request that never went through it is a bug, not a tenant. */
+export function callerOf(req: IncomingMessage): Caller {
+  const caller = callers.get(req);
+  if (!caller) throw new Error('request was not authenticated');
+  return caller;
+}
+
+/** Whether the caller may name this model: only a configured client's `models` restrict it. */
+export function mayUse(caller: Caller, model: string): boolean {
+  return caller.kind !== 'client' || caller.client.mayUse(model);
+}

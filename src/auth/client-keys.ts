@@ -1,0 +1,45 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { ClientConfig } from '../config-schema.js';
+import { globToRegExp } from '../config.js';
+
+// The configured clients, looked up by the bearer key a request presents. Keys are kept only as
+// SHA-256 digests, and the lookup compares the presented key's digest with every client's in
+// constant time, without stopping at a match: neither the time taken nor an early exit tells an
+// attacker how much of a key was right, or which client's it was.
+
+export interface Client {
+  name: string;
+  /** Whether `clients[].models` limits this client to some models. */
+  restricted: boolean;
+  /** Whether this client may name the model (absent `models`: any). */
+  mayUse(model: string): boolean;
+  /** Summarizer tokens per window for this client, overriding background.tenant_tokens_per_window. */
+  tokensPerWindow?: number;
+}
+
+export interface ClientKeys {
+  /** The client whose key this is, or undefined. */
+  find(presentedKey: string): Client | undefined;
+}
+
+const digest = (key: string) => createHash('sha256').update(key, 'utf8').digest();
+
+export function createClientKeys(clients: readonly ClientConfig[]): ClientKeys {
+  const entries = clients.map((c) => {
+    const globs = c.models?.map(globToRegExp);
+    const mayUse = globs ? (model: string) => globs.some((re) => re.test(model)) : () => true;
+    return { digest: digest(c.key), client: { name: c.name, restricted: globs !== undefined, mayUse, tokensPerWindow: c.tenant_tokens_per_window } satisfies Client };
+  });
+  return {
+    find(presentedKey) {
+      const presented = digest(presentedKey);
+      let found: Client | undefined;
+      for (const e of entries) {
+        // Digests have one length, so timingSafeEqual never throws; `found` is set without a branch on time.
+        const same = timingSafeEqual(presented, e.digest);
+        found = same ? e.client : found;
+      }
+      return found;
+    },
+  };
+}
