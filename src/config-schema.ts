@@ -86,6 +86,8 @@ export const storeSchema = z
 export const serverSchema = z
   .object({
     port: z.number().int().min(0).max(65535).default(8787),
+    // Processes serving the port (node:cluster); `auto` = one per core. More than one needs Redis.
+    workers: z.union([z.literal('auto'), z.number().int().min(1).max(1024)]).default(1),
     host: z.string().default('0.0.0.0'),
     conversation_header: z.string().min(1).toLowerCase().default('x-conversation-id'),
     body_limit_bytes: positiveInt.default(32 * 1024 * 1024),
