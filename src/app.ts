@@ -8,6 +8,7 @@ import { newRequestLog, type RequestLog } from './chat/request-log.js';
 import type { AppDeps } from './deps.js';
 import { RecapError, errorBody, errors } from './errors.js';
 import { describeConversation, inspectionKey } from './inspect.js';
+import { traceRequest } from './tracing/spans.js';
 
 type Env = { Bindings: HttpBindings };
 
@@ -51,7 +52,7 @@ export function createApp(deps: AppDeps): RecapApp {
   });
 
   app.get('/metrics', async function metricsRoute(c) {
-    return c.body(await deps.metrics.registry.metrics(), 200, { 'content-type': deps.metrics.registry.contentType });
+    return c.body(await (deps.metricsText?.() ?? deps.metrics.registry.metrics()), 200, { 'content-type': deps.metrics.registry.contentType });
   });
 
   const inspection = { secret: deps.secret, adminToken: deps.config.server.admin_token };
@@ -74,7 +75,7 @@ export function createApp(deps: AppDeps): RecapApp {
     // Several layers rightly watch one response's 'close' (server adapter, shutdown tracking,
     // client-abort signal, stream pipeline); past ten Node would warn of a leak that is not one.
     res.setMaxListeners(32);
-    await chat(req, res, log);
+    await traceRequest(log, req, res, () => chat(req, res, log));
     finish(log, res.statusCode);
   }
 
@@ -89,7 +90,7 @@ export function createApp(deps: AppDeps): RecapApp {
     outgoing.setMaxListeners(32);
     const log = newRequestLog(incoming.method ?? 'GET', c.req.routePath);
     const upstream = deps.upstreams.get(deps.defaultUpstream)!;
-    await passthrough(incoming, outgoing, upstream, { stripHeaders, clientStallMs: deps.config.server.client_stall_ms });
+    await traceRequest(log, incoming, outgoing, () => passthrough(incoming, outgoing, upstream, { stripHeaders, clientStallMs: deps.config.server.client_stall_ms }));
     finish(log, outgoing.statusCode);
     return RESPONSE_ALREADY_SENT;
   });

@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
+import { traceStore } from '../tracing/spans.js';
 import { type Checkpoint, type ConversationKey, type ConversationRecord, type Store, StoreUnavailableError } from '../store/store.js';
 
 // The store as the request path sees it: every failure is absorbed (logged, counted) and turned
@@ -22,7 +23,7 @@ export function createRecords(store: Store, metrics: Metrics, logger: Logger): R
   async function guarded<T>(op: string, work: () => Promise<T>, fallback: T): Promise<T> {
     const end = metrics.storeDuration.startTimer({ op });
     try {
-      return await work();
+      return await traceStore(store.kind, op, work);
     } catch (err) {
       metrics.storeErrors.inc({ op });
       if (!(err instanceof StoreUnavailableError)) logger.error({ err, op }, 'store operation failed');
