@@ -80,7 +80,9 @@ describe('every config error has the file: path: problem form', () => {
   });
 
   it('refuses several workers on the in-memory store', () => {
-    expect(problems(`server:\n  workers: 2\n${upstream}`)).toEqual([expect.stringMatching(/^recap\.yaml: server\.workers: 2 workers need a shared store: set store\.url or REDIS_URL/)]);
+    expect(problems(`server:\n  workers: 2\n${upstream}`)).toEqual([
+      expect.stringMatching(/^recap\.yaml: server\.workers: 2 workers need a shared store: set store\.url or REDIS_URL/),
+    ]);
     expect(problems(`server:\n  workers: 2\n${upstream}`, { REDIS_URL: 'redis://127.0.0.1:6379' })).toEqual([]);
     expect(problems(`server:\n  workers: 0\n${upstream}`)).toEqual([expect.stringMatching(/^recap\.yaml: server\.workers: /)]);
   });

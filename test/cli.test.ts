@@ -54,7 +54,13 @@ describe('recap count', () => {
     const file = join(dir, 'body.json');
     await writeFile(file, JSON.stringify(body));
     const { stdout } = await cli(['count', file, '--config', 'config/recap.yaml', '--json']);
-    const out = JSON.parse(stdout) as { prompt_tokens: number; budget: number; priming_tokens: number; tools_tokens: number; messages: { index: number; role: string; tokens: number }[] };
+    const out = JSON.parse(stdout) as {
+      prompt_tokens: number;
+      budget: number;
+      priming_tokens: number;
+      tools_tokens: number;
+      messages: { index: number; role: string; tokens: number }[];
+    };
     expect(Object.keys(out).sort()).toEqual(['budget', 'messages', 'priming_tokens', 'prompt_tokens', 'tools_tokens']);
     expect(out.budget).toBe(128000 - 1000);
     expect(out.messages.map((m) => [m.index, m.role])).toEqual([
@@ -72,15 +78,30 @@ describe('recap count', () => {
   });
 
   it('shows the priming and tools tokens as rows, so that the rows add up to the total, in text and JSON', async () => {
-    const withTools = { ...body, tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }] };
+    const withTools = {
+      ...body,
+      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+    };
     const input = JSON.stringify(withTools);
-    const json = JSON.parse((await cli(['count', '-', '--json'], input)).stdout) as { prompt_tokens: number; priming_tokens: number; tools_tokens: number; messages: { tokens: number }[] };
+    const json = JSON.parse((await cli(['count', '-', '--json'], input)).stdout) as {
+      prompt_tokens: number;
+      priming_tokens: number;
+      tools_tokens: number;
+      messages: { tokens: number }[];
+    };
     expect(json.tools_tokens).toBeGreaterThan(0);
     expect(json.messages.reduce((a, m) => a + m.tokens, 0) + json.priming_tokens + json.tools_tokens).toBe(json.prompt_tokens);
 
     const { stdout } = await cli(['count', '-'], input);
     const rows = stdout.split('\n').filter((l) => /^\s+(\d+|)\s+\S+\s+\d+$/.test(l));
-    const tokens = (label: string) => Number(rows.find((l) => l.includes(label))?.trim().split(/\s+/).at(-1));
+    const tokens = (label: string) =>
+      Number(
+        rows
+          .find((l) => l.includes(label))
+          ?.trim()
+          .split(/\s+/)
+          .at(-1),
+      );
     expect(tokens('(priming)')).toBe(json.priming_tokens);
     expect(tokens('(tools)')).toBe(json.tools_tokens);
     expect(tokens('total')).toBe(json.prompt_tokens);
@@ -100,7 +121,10 @@ describe('recap --help and usage errors', () => {
   });
 
   it("prints each command's own usage on stdout and exits 0 for `recap <command> --help|-h` and `recap help <command>`", async () => {
-    const asked = ['serve', 'count', 'demo', 'health'].flatMap((name) => [[name, '--help'], ['help', name]]);
+    const asked = ['serve', 'count', 'demo', 'health'].flatMap((name) => [
+      [name, '--help'],
+      ['help', name],
+    ]);
     for (const args of [...asked, ['demo', '-h'], ['health', '--port', '1', '-h']]) {
       const { stdout, stderr } = await cli(args);
       expect(stdout).toMatch(new RegExp(`^usage: recap ${args[0] === 'help' ? args[1] : args[0]} `));
@@ -120,7 +144,7 @@ describe('recap --help and usage errors', () => {
     expect(unknown.stderr).toBe("recap: unknown command 'frobnicate'\nrun 'recap --help' for usage\n");
   });
 
-  it('echoes the bad value of an option and points at the command\'s --help', async () => {
+  it("echoes the bad value of an option and points at the command's --help", async () => {
     const turns = await failure(cli(['demo', '--turns', 'abc']));
     expect(turns.code).toBe(2);
     expect(turns.stderr).toBe("recap: --turns must be a positive integer, got 'abc'\nrun 'recap demo --help' for usage\n");

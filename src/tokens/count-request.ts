@@ -33,11 +33,7 @@ function encodingFor(model: ModelConfig | undefined): EncodingName {
   return model?.encoding ?? DEFAULT_ENCODING;
 }
 
-export function countRequest(
-  body: ChatRequest,
-  model: ModelConfig | undefined,
-  counter: TokenCounter = createTokenCounter({ encoding: encodingFor(model) }),
-): RequestCount {
+export function countRequest(body: ChatRequest, model: ModelConfig | undefined, counter: TokenCounter = createTokenCounter({ encoding: encodingFor(model) })): RequestCount {
   const messages = Array.isArray(body.messages) ? body.messages : [];
   const counts = counter.countMessages(messages);
   const toolsTokens = counter.countTools(body);

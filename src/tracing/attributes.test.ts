@@ -4,7 +4,18 @@ import { errorType, pathOnly, requestAttributes, requestFailed, spanName, trunca
 
 describe('span attributes', () => {
   it('carry the route, both model names, the action, tokens and status of a chat request', () => {
-    const log = { ...newRequestLog('POST', '/v1/chat/completions'), status: 200, model: 'gpt-4o-2024', modelLabel: 'gpt-4o*', action: 'compacted', tokensIn: 9000, tokensOut: 1200, conversation: 'ab12cd', outcome: 'complete', upstreamStatus: 200 };
+    const log = {
+      ...newRequestLog('POST', '/v1/chat/completions'),
+      status: 200,
+      model: 'gpt-4o-2024',
+      modelLabel: 'gpt-4o*',
+      action: 'compacted',
+      tokensIn: 9000,
+      tokensOut: 1200,
+      conversation: 'ab12cd',
+      outcome: 'complete',
+      upstreamStatus: 200,
+    };
     expect(spanName(log)).toBe('POST /v1/chat/completions');
     expect(requestAttributes(log)).toEqual({
       'http.request.method': 'POST',

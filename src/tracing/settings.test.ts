@@ -9,10 +9,14 @@ describe('tracingSettings', () => {
 
   it('is on with either endpoint variable, http/protobuf unless told otherwise', () => {
     expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toEqual({ enabled: true, protocol: 'http/protobuf' });
-    expect(tracingSettings({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toEqual({ enabled: true, protocol: 'http/json' });
-    expect(
-      tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }),
-    ).toEqual({ enabled: true, protocol: 'http/protobuf' });
+    expect(tracingSettings({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toEqual({
+      enabled: true,
+      protocol: 'http/json',
+    });
+    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })).toEqual({
+      enabled: true,
+      protocol: 'http/protobuf',
+    });
   });
 
   it('stays off when disabled or when the traces exporter is not otlp', () => {

@@ -66,7 +66,12 @@ export function traceStore<T>(store: string, op: string, call: () => Promise<T>)
 export function traceSummarizer(summarize: Summarizer): Summarizer {
   return (call) => {
     if (tracer === undefined) return summarize(call);
-    const attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': truncate(call.model, 128), 'recap.upstream': call.upstream, 'gen_ai.request.max_tokens': call.maxTokens };
+    const attributes = {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': truncate(call.model, 128),
+      'recap.upstream': call.upstream,
+      'gen_ai.request.max_tokens': call.maxTokens,
+    };
     return tracer.startActiveSpan('summarizer', { kind: SpanKind.CLIENT, attributes }, async (span) => {
       try {
         const reply = await summarize(call);

@@ -105,7 +105,12 @@ function listeningUrl(child: ChildProcess, logs: string[], stderr: () => string,
 
 async function untilReady(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while ((await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) !== 200) {
+  while (
+    (await fetch(`${url}/readyz`).then(
+      (r) => r.status,
+      () => 0,
+    )) !== 200
+  ) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`recap exited with ${child.exitCode ?? child.signalCode} before it was ready`);
     if (Date.now() > deadline) throw new Error(`recap did not become ready within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));

@@ -45,11 +45,9 @@ export async function waitFor(what: string, check: () => Promise<boolean>, timeo
  * A server that does not answer in time is killed before the error is thrown.
  */
 export async function spawnRedisServer(port: number, dir: string, extraArgs: string[] = []): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...extraArgs],
-    { stdio: 'ignore' },
-  );
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...extraArgs], {
+    stdio: 'ignore',
+  });
   // A test run that dies without calling stop() must not leave servers behind.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
