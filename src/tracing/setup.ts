@@ -22,9 +22,13 @@ const WARN_EVERY_MS = 60_000;
 
 const OFF: Tracing = { enabled: false, shutdown: async () => undefined };
 
-function version(): string {
-  // src/tracing/ and dist/tracing/ are both two levels below package.json.
-  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+function version(): string | undefined {
+  // src/tracing/ and dist/tracing/ are both two levels below package.json (a build elsewhere has none).
+  try {
+    return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function startTracing(env: Env, logger: Logger): Promise<Tracing> {
