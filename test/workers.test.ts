@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../src/dev/fake-upstream.js';
-import { testConfig } from './helpers/harness.js';
+import { overBudgetHistory } from './helpers/conversation.js';
+import { SUMMARIZER, smallModel, testConfig } from './helpers/harness.js';
 import { type RecapProcess, startRecapProcess } from './helpers/recap-process.js';
 
 // `recap serve --workers 2`: two processes on one port, one /metrics for both, one SIGTERM.
@@ -10,13 +11,14 @@ import { type RecapProcess, startRecapProcess } from './helpers/recap-process.js
 const REQUESTS = 24;
 
 /** A request on a connection of its own, so that the cluster hands each to a worker afresh. */
-function send(url: string, method: string, path: string, body?: string): Promise<{ status: number; text: string }> {
+function send(url: string, method: string, path: string, body?: string, extra: Record<string, string> = {}): Promise<{ status: number; text: string; action?: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method, agent: false, headers: { authorization: 'Bearer sk-workers', 'content-type': 'application/json' } }, (res) => {
+    const headers = { authorization: 'Bearer sk-workers', 'content-type': 'application/json', ...extra };
+    const req = request(`${url}${path}`, { method, agent: false, headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text, action: res.headers['x-recap-action'] as string | undefined }));
     });
     req.once('error', reject);
     req.end(body);
@@ -100,5 +102,37 @@ describe('recap serve --workers 2', () => {
     await expect.poll(() => workers.filter(alive), { timeout: 5_000 }).toEqual([]);
     const shutdown = recap.logs.map((l) => JSON.parse(l) as { msg?: string; worker?: number }).filter((e) => e.msg === 'shutting down');
     expect(new Set(shutdown.map((e) => e.worker))).toEqual(new Set([undefined, 1, 2]));
+  });
+});
+
+describe('recap serve --workers 2 without a configured secret', () => {
+  it('hands every worker the one secret the primary generated, so each finds the records of the other', async () => {
+    const upstream = await startFakeUpstream({ summarizerModel: SUMMARIZER });
+    const config = testConfig(upstream, { storeUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', models: [smallModel()], extra: { background: { enabled: false } } });
+    delete (config.server as { secret?: string }).secret;
+    const cluster = await startRecapProcess(config, { RECAP_SECRET: '' }, { args: ['--workers', '2'] });
+    try {
+      const warnings = cluster.logs.filter((l) => l.includes('generated a random one'));
+      expect(warnings.map((l) => (JSON.parse(l) as { worker?: number }).worker)).toEqual([undefined]);
+      const body = JSON.stringify({ model: 'gpt-test-small', messages: overBudgetHistory() });
+      const headers = { 'x-conversation-id': 'two-workers-one-secret' };
+      expect((await send(cluster.url, 'POST', '/v1/chat/completions', body, headers)).action).toBe('compacted');
+      // Records are keyed by the tenant's HMAC: a worker with a secret of its own would not find
+      // the checkpoint the other one wrote, and would compact again.
+      const again = [];
+      for (let i = 0; i < 6; i++) again.push((await send(cluster.url, 'POST', '/v1/chat/completions', body, headers)).action);
+      expect(again).toEqual(Array(6).fill('reused'));
+      const workersOf = () =>
+        new Set(
+          cluster.logs
+            .map((l) => JSON.parse(l) as { msg?: string; worker?: number })
+            .filter((e) => e.msg === 'request')
+            .map((e) => e.worker),
+        );
+      await expect.poll(() => workersOf().size).toBe(2);
+    } finally {
+      expect(await cluster.stop()).toBe(0);
+      await upstream.close();
+    }
   });
 });
