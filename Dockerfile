@@ -7,9 +7,10 @@ ARG NODE_VERSION=20
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
-# Dependencies first, so editing the source does not invalidate the npm ci layer.
+# Dependencies first, so editing the source does not invalidate the npm ci layer. No scripts: the
+# package's `prepare` (a build) needs the source, copied below; no dependency needs an install script.
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
@@ -18,14 +19,18 @@ FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # The default config, so the image also starts without a mount; a volume at /app/config replaces it.
 COPY config/recap.yaml ./config/recap.yaml
+# Read by both `serve` and `health`; point it elsewhere to use another file.
+ENV RECAP_CONFIG=/app/config/recap.yaml
 USER node
 EXPOSE 8787
-# Slim images have no curl; node's fetch does the probe. PORT is honoured the same way `recap serve` does.
+# `recap health` finds the port as `recap serve` does (PORT, else the config's server.port), so the
+# check follows a config that moves the port. Slim images have no curl; it needs none.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8787)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# recap handles SIGTERM itself (drains in-flight streams), so node runs as PID 1 without a shell.
-CMD ["node", "dist/cli.js", "serve", "--config", "/app/config/recap.yaml"]
+  CMD ["node", "dist/cli.js", "health"]
+# recap handles SIGTERM itself (drains in-flight streams, and with --workers every worker), so
+# node runs as PID 1 without a shell.
+CMD ["node", "dist/cli.js", "serve"]

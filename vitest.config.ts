@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Checks first that redis-server, redis-cli and a Redis at REDIS_URL are there.
+    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     // Vitest's run-mode default is one worker fewer than the cores: a single worker on the 2-core
     // machines here. Most test files wait on sockets, timers and child processes, so two workers

@@ -43,12 +43,13 @@ export interface RecapChild {
 /** How to run recap's CLI: from source through tsx, or a compiled cli.js (overhead-build.ts). */
 export const FROM_SOURCE = ['--import', 'tsx', 'src/cli.ts'];
 
-/** Spawns `recap serve` (Redis store from REDIS_URL) and waits for /readyz. */
-export async function startRecapChild(upstreamUrl: string, cli: string[] = FROM_SOURCE): Promise<RecapChild> {
+/** Spawns `recap serve` (Redis store from REDIS_URL) and waits for /readyz; `workers` > 1 adds `--workers`. */
+export async function startRecapChild(upstreamUrl: string, cli: string[] = FROM_SOURCE, workers = 1): Promise<RecapChild> {
   await writeFile(CONFIG_FILE, benchConfigYaml(upstreamUrl));
   const port = await freePort();
   const spawnedAt = performance.now();
-  const child = spawnNode('recap', [...cli, 'serve', '--config', CONFIG_FILE, '--port', String(port)], {
+  const workerArgs = workers > 1 ? ['--workers', String(workers)] : [];
+  const child = spawnNode(workers > 1 ? `recap x${workers}` : 'recap', [...cli, 'serve', '--config', CONFIG_FILE, '--port', String(port), ...workerArgs], {
     env: { REDIS_URL: redisUrl(), RECAP_SECRET: BENCH_SECRET },
   });
   const origin = `http://127.0.0.1:${port}`;

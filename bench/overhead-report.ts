@@ -24,6 +24,8 @@ export interface TargetFigures {
 export interface SizeFigures {
   bodyBytes: number;
   targets: Partial<Record<TargetName, TargetFigures>>;
+  /** Targets measured for throughput alone (recap with two workers). */
+  throughputOnly?: Partial<Record<TargetName, Throughput | undefined>>;
   /** recap on bodies it has never seen (token cache and store cold). */
   recapCold?: { n: number; p50: number; directP50: number; addedP50: number };
 }
@@ -112,6 +114,9 @@ export function tableRows(sizes: Record<SizeLabel, SizeFigures>, unavailable: Un
         'TTFB added': t.ttfbAddedP50 ?? 'n/a',
         'CPU ms/req': t.cpuMsPerRequest ?? 'n/a',
       });
+    }
+    for (const [name, t] of Object.entries(figures.throughputOnly ?? {})) {
+      rows.push({ target: name, size, 'p50 ms': 'n/a', 'p50 added': 'n/a', 'p99 added': 'n/a', 'rps c=32': t?.rps ?? 'n/a', 'TTFB added': 'n/a', 'CPU ms/req': 'n/a' });
     }
     if (figures.recapCold) {
       rows.push({ target: 'recap (cold)', size, 'p50 ms': figures.recapCold.p50, 'p50 added': figures.recapCold.addedP50, 'p99 added': 'n/a', 'rps c=32': 'n/a', 'TTFB added': 'n/a', 'CPU ms/req': 'n/a' });

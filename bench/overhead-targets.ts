@@ -3,7 +3,7 @@ import { printedUrl, spawnNode, type Child } from './overhead-processes.js';
 import { startPortkey } from './overhead-portkey.js';
 import { startRecapChild } from './overhead-recap.js';
 
-export type TargetName = 'direct' | 'pipe' | 'portkey' | 'recap';
+export type TargetName = 'direct' | 'pipe' | 'portkey' | 'recap' | 'recap-2w';
 
 export interface Target {
   name: TargetName;
@@ -23,6 +23,8 @@ export interface Targets {
   upstreamUrl: string;
   /** In send order; `direct` first. */
   live: Target[];
+  /** Measured for throughput only: recap with two workers (`recap serve --workers 2`). */
+  throughputOnly: Target[];
   unavailable: Unavailable[];
   portkeyVersion?: string;
   recapStartupMs: number;
@@ -55,6 +57,8 @@ export async function startTargets(recapCli: string[]): Promise<Targets> {
     children.push(pipe.child);
     const recap = await startRecapChild(upstream.url, recapCli);
     children.push(recap.child);
+    const recap2 = await startRecapChild(upstream.url, recapCli, 2);
+    children.push(recap2.child);
 
     const live: Target[] = [
       { name: 'direct', url: upstream.url, headers: CLIENT_HEADERS, pid: upstream.child.process.pid },
@@ -71,7 +75,8 @@ export async function startTargets(recapCli: string[]): Promise<Targets> {
       unavailable.push({ name: 'portkey', reason: (err as Error).message.split('\n')[0] ?? 'unknown' });
     }
     live.push({ name: 'recap', url: recap.url, headers: CLIENT_HEADERS, pid: recap.child.process.pid });
-    return { upstreamUrl: upstream.url, live, unavailable, portkeyVersion, recapStartupMs: recap.startupMs, stop };
+    const throughputOnly: Target[] = [{ name: 'recap-2w', url: recap2.url, headers: CLIENT_HEADERS }];
+    return { upstreamUrl: upstream.url, live, throughputOnly, unavailable, portkeyVersion, recapStartupMs: recap.startupMs, stop };
   } catch (err) {
     await stop();
     throw err;

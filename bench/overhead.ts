@@ -89,9 +89,11 @@ async function measureSize(targets: Targets, clients: Client[], label: SizeLabel
     batch: PARAMS.batch,
     deadline: performance.now() + TTFB_BUDGET_MS,
   });
-  await warmThroughput(targets.live, body, PARAMS.concurrency, 1);
-  const throughput = await measureThroughput(targets.live, body, PARAMS.concurrency, PARAMS.throughputSeconds, PARAMS.throughputRounds);
+  const rated = [...targets.live, ...targets.throughputOnly];
+  await warmThroughput(rated, body, PARAMS.concurrency, 1);
+  const throughput = await measureThroughput(rated, body, PARAMS.concurrency, PARAMS.throughputSeconds, PARAMS.throughputRounds);
   const figures = sizeFigures(body.length, latency, ttfb, throughput, cpu);
+  figures.throughputOnly = Object.fromEntries(targets.throughputOnly.map((t) => [t.name, throughput.get(t.name)]));
   figures.recapCold = await coldRecap(clients[0]!, recap, SIZES[label]);
   return figures;
 }
@@ -135,6 +137,7 @@ export async function runOverheadBench(): Promise<unknown> {
       notes: [
         'latencies in ms; "added" = target minus the direct upstream at the same percentile',
         'rps = 2xx replies per second at concurrency 32 (autocannon, rounds interleaved across targets)',
+        'recap-2w = recap serve --workers 2 (one primary, two workers on one port), measured for throughput only; on 2 cores its workers share them with the upstream and the load generator',
         'cpuMsPerRequest = CPU of the target process per request at concurrency 1 (/proc schedstat); for direct, the upstream per request of any target',
         "Portkey's stream transform sleeps 25 ms before its first chunk, which is most of its TTFB figure",
         'the machine is shared: loadavg tells how busy it was; compare targets within one run, not across runs',

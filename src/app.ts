@@ -11,6 +11,7 @@ import { newRequestLog, type RequestLog } from './chat/request-log.js';
 import type { AppDeps } from './deps.js';
 import { RecapError, errorBody, errors, sendError } from './errors.js';
 import { describeConversation, idFromPath, inspectionTarget } from './inspect.js';
+import { traceRequest } from './tracing/spans.js';
 
 type Env = { Bindings: HttpBindings };
 
@@ -79,7 +80,7 @@ export function createApp(deps: AppDeps): RecapApp {
   });
 
   app.get('/metrics', async function metricsRoute(c) {
-    return c.body(await deps.metrics.registry.metrics(), 200, { 'content-type': deps.metrics.registry.contentType });
+    return c.body(await (deps.metricsText?.() ?? deps.metrics.registry.metrics()), 200, { 'content-type': deps.metrics.registry.contentType });
   });
 
   const inspection = { secret: deps.secret, adminToken: deps.config.server.admin_token };
@@ -112,7 +113,7 @@ export function createApp(deps: AppDeps): RecapApp {
       finish(log, res.statusCode);
       return;
     }
-    await chat(req, res, log);
+    await traceRequest(log, req, res, () => chat(req, res, log));
     finish(log, res.statusCode, caller);
   }
 
@@ -138,7 +139,7 @@ export function createApp(deps: AppDeps): RecapApp {
       finish(log, outgoing.statusCode, caller);
       return RESPONSE_ALREADY_SENT;
     }
-    await passthrough(incoming, outgoing, upstream, { stripHeaders, clientStallMs: deps.config.server.client_stall_ms, body });
+    await traceRequest(log, incoming, outgoing, () => passthrough(incoming, outgoing, upstream, { stripHeaders, clientStallMs: deps.config.server.client_stall_ms, body }));
     finish(log, outgoing.statusCode, caller);
     return RESPONSE_ALREADY_SENT;
   });

@@ -1,65 +1,104 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.js';
+import { UsageError, wantsHelp } from './cli-args.js';
+import { ConfigError } from './config.js';
 
-const USAGE = `usage:
-  recap serve [--config FILE] [--port N]     serve (config: RECAP_CONFIG or config/recap.yaml)
-  recap count FILE|- [--config FILE] [--json] prompt tokens and budget of a request body
-  recap demo [--turns N]                       a compacting conversation against a fake upstream`;
+// `recap <command>`: one table entry per command (its one-line summary, its --help text, and how
+// to run it). Commands load their code only when run, so `recap --help` starts at once.
 
-function configPath(flag: string | undefined): string {
-  return flag ?? process.env.RECAP_CONFIG ?? 'config/recap.yaml';
+interface Command {
+  summary: string;
+  usage: string;
+  run(args: string[]): Promise<void>;
 }
 
-async function serveCommand(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { config: { type: 'string' }, port: { type: 'string' } } });
-  const config = loadConfig(configPath(values.config));
-  const portArg = values.port ?? process.env.PORT;
-  const port = portArg === undefined ? config.server.port : Number(portArg);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${portArg}`);
-  const { startRecap } = await import('./main.js');
-  const recap = await startRecap(config, { port });
-  const stop = (signal: string) => {
-    recap.runtime.logger.info({ signal }, 'shutting down');
-    // Log lines are written asynchronously: let them out before the process goes.
-    const exit = (code: number) => recap.runtime.logger.flush(() => process.exit(code));
-    recap.close().then(
-      () => exit(0),
-      () => exit(1),
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    summary: 'serve the proxy',
+    usage: `usage: recap serve [--config FILE] [--port N] [--workers N|auto]
+
+  --config FILE     config file (default: $RECAP_CONFIG, else config/recap.yaml)
+  --port N          listening port (default: $PORT, else server.port, 8787)
+  --workers N|auto  processes sharing the port (default: server.workers, 1); auto = one per core
+  -h, --help        print this text
+
+environment: RECAP_CONFIG, PORT, REDIS_URL, RECAP_SECRET; traces with OTEL_EXPORTER_OTLP_ENDPOINT`,
+    run: async (args) => (await import('./serve-command.js')).serveCommand(args),
+  },
+  count: {
+    summary: 'prompt tokens and budget of a chat request body',
+    usage: `usage: recap count FILE|- [--config FILE] [--json]
+
+  FILE           a /v1/chat/completions request body (JSON); - reads it from stdin
+  --config FILE  config whose models[] give the encoding and budget (default: $RECAP_CONFIG,
+                 else config/recap.yaml)
+  --json         print {"prompt_tokens", "budget", "priming_tokens", "tools_tokens", "messages"}
+  -h, --help     print this text`,
+    run: async (args) => (await import('./count-command.js')).countCommand(args),
+  },
+  demo: {
+    summary: 'a compacting conversation against a fake upstream (no key, no network)',
+    usage: `usage: recap demo [--turns N]
+
+  --turns N   turns of the conversation (default 40)
+  -h, --help  print this text`,
+    run: async (args) => (await import('./demo-command.js')).demoCommand(args),
+  },
+  health: {
+    summary: "probe a running recap's /healthz (for container health checks)",
+    usage: `usage: recap health [--config FILE] [--port N]
+
+Exits 0 when recap on this host answers GET /healthz with 200, else 1. The port is found as
+\`recap serve\` finds it: --port, else $PORT, else the config's server.port.
+
+  --config FILE  config file (default: $RECAP_CONFIG, else config/recap.yaml)
+  --port N       port to probe
+  -h, --help     print this text`,
+    run: async (args) => (await import('./health-command.js')).healthCommand(args),
+  },
+};
+
+function overview(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return `usage: recap <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nrun 'recap <command> --help' for the options of one.`;
 }
 
-async function countCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { config: { type: 'string' }, json: { type: 'boolean', default: false } },
-  });
-  const file = positionals[0];
-  if (!file) throw new Error('recap count needs a FILE (or - for stdin)');
-  const { runCount } = await import('./count-command.js');
-  process.stdout.write(await runCount(file, loadConfig(configPath(values.config)), values.json ?? false));
-}
-
-async function demoCommand(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { turns: { type: 'string', default: '40' } } });
-  const { runDemo } = await import('./demo/demo.js');
-  await runDemo({ turns: Number(values.turns), out: process.stdout });
+function lookup(name: string): Command {
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) throw new UsageError(`unknown command '${name}'`);
+  return command;
 }
 
 async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  if (command === 'serve') return serveCommand(rest);
-  if (command === 'count') return countCommand(rest);
-  if (command === 'demo') return demoCommand(rest);
-  process.stderr.write(`${USAGE}\n`);
-  process.exitCode = command === undefined || command === '--help' || command === 'help' ? 0 : 2;
+  const [name, ...rest] = argv;
+  if (name === undefined) {
+    // A bare `recap` is a mistake: the same text, as an error.
+    process.stderr.write(`${overview()}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  if (name === 'help' || name === '--help' || name === '-h') {
+    const topic = name === 'help' ? rest[0] : undefined;
+    process.stdout.write(`${topic === undefined ? overview() : lookup(topic).usage}\n`);
+    return;
+  }
+  const command = lookup(name);
+  if (wantsHelp(rest)) {
+    process.stdout.write(`${command.usage}\n`);
+    return;
+  }
+  await command.run(rest).catch((err: unknown) => {
+    if (err instanceof UsageError && err.command === undefined) throw new UsageError(err.message, name);
+    throw err;
+  });
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof UsageError) {
+    const help = err.command ? `recap ${err.command} --help` : 'recap --help';
+    process.stderr.write(`recap: ${err.message}\nrun '${help}' for usage\n`);
+    process.exit(2);
+  }
   if (err instanceof ConfigError) {
     process.stderr.write(`${err.problems.join('\n')}\n`);
   } else {

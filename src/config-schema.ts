@@ -103,6 +103,8 @@ export const storeSchema = z
 export const serverSchema = z
   .object({
     port: z.number().int().min(0).max(65535).default(8787),
+    // Processes serving the port (node:cluster); `auto` = one per core. More than one needs Redis.
+    workers: z.union([z.literal('auto'), z.number().int().min(1).max(1024)]).default(1),
     host: z.string().default('0.0.0.0'),
     // One header name or a list, tried in order (clients that send a session header of their own).
     conversation_header: z

@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
+import { coerceExpanded, type Env, type Expanded, interpolate } from './config-interpolate.js';
 import { configSchema, type Config, type ModelConfig } from './config-schema.js';
+import { parseRedisUrl } from './store/redis-url.js';
 
 export type { Config, ModelConfig, UpstreamConfig, CompactionConfig, StoreConfig } from './config-schema.js';
 
@@ -13,42 +17,46 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Record<string, string | undefined>;
-
-const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
-
-/** Replaces `${VAR}` / `${VAR:-default}` in every string value; a value that ends up empty is dropped. */
-function interpolate(value: unknown, env: Env, path: string, problems: string[]): unknown {
-  if (typeof value === 'string') {
-    const out = value.replace(ENV_REF, (_m, name: string, fallback: string | undefined) => {
-      const v = env[name];
-      if (v !== undefined && v !== '') return v;
-      if (fallback !== undefined) return fallback;
-      problems.push(`${path}: environment variable ${name} is not set`);
-      return '';
-    });
-    return out === '' && value !== '' ? undefined : out;
-  }
-  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${path}.${i}`, problems));
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      const next = interpolate(v, env, path ? `${path}.${k}` : k, problems);
-      if (next !== undefined) out[k] = next;
-    }
-    return out;
-  }
-  return value;
-}
+export const DEFAULT_CONFIG_FILE = 'config/recap.yaml';
 
 function issuePath(issue: z.core.$ZodIssue): string {
   const keys = 'keys' in issue && Array.isArray(issue.keys) ? `.${issue.keys.join(',')}` : '';
   return (issue.path.length ? issue.path.join('.') : '(root)') + keys;
 }
 
+function issueLine(issue: z.core.$ZodIssue, expanded: Expanded): string {
+  const text = expanded.get(issue.path.join('.'));
+  // A value that came from the environment: say what it expanded to (numbers and flags only, so
+  // that no credential is echoed).
+  const shown = text !== undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union') ? ` (the environment gave '${text}')` : '';
+  return `${issuePath(issue)}: ${issue.message}${shown}`;
+}
+
+/** Processes that serve one port (server.workers); `auto` is one per core this process may use. */
+export function workerTotal(workers: number | 'auto'): number {
+  return workers === 'auto' ? availableParallelism() : workers;
+}
+
+/** Why `workers` processes cannot run on this config, if they cannot. */
+export function workersProblem(workers: number, config: Config): string | undefined {
+  if (workers <= 1 || config.store.url !== undefined) return undefined;
+  return `${workers} workers need a shared store: set store.url or REDIS_URL (with the in-memory store each process would keep its own records, and a conversation's turns would land on different ones)`;
+}
+
 /** Checks that every name the config refers to exists. */
-function crossCheck(config: Config): string[] {
+function crossCheck(config: Config, env: Env): string[] {
   const problems: string[] = [];
+  if (config.store.url !== undefined) {
+    try {
+      parseRedisUrl(config.store.url);
+    } catch (err) {
+      // Its message starts with `store.url:` and never echoes the URL (it may carry a password).
+      const message = (err as Error).message;
+      problems.push(env.REDIS_URL ? message.replace(/^store\.url:/, 'store.url (from REDIS_URL):') : message);
+    }
+  }
+  const workers = workersProblem(workerTotal(config.server.workers), config);
+  if (workers) problems.push(`server.workers: ${workers}`);
   const has = (name: string) => Object.hasOwn(config.upstreams, name);
   if (config.default_upstream && !has(config.default_upstream)) {
     problems.push(`default_upstream: no upstream named "${config.default_upstream}"`);
@@ -75,27 +83,50 @@ export function parseConfig(text: string, file: string, env: Env = process.env):
     throw new ConfigError([`${file}: (syntax): ${(err as Error).message.split('\n')[0]}`]);
   }
   const problems: string[] = [];
-  const tree = interpolate(raw ?? {}, env, '', problems);
+  const expanded: Expanded = new Map();
+  const tree = interpolate(raw ?? {}, env, '', problems, expanded);
   if (env.REDIS_URL) (tree as { store?: Record<string, unknown> }).store = { ...((tree as { store?: object }).store ?? {}), url: env.REDIS_URL };
   if (env.RECAP_SECRET) (tree as { server?: Record<string, unknown> }).server = { ...((tree as { server?: object }).server ?? {}), secret: env.RECAP_SECRET };
-  const result = configSchema.safeParse(tree);
+  let result = configSchema.safeParse(tree);
+  // `${VAR}` texts where a number or boolean is wanted become one; each pass converts what the
+  // last one refused (a value inside a key that was itself refused shows up on a later pass).
+  for (let pass = 0; pass < 8 && !result.success && coerceExpanded(tree, result.error.issues, expanded); pass++) {
+    result = configSchema.safeParse(tree);
+  }
   if (!result.success) {
-    for (const issue of result.error.issues) problems.push(`${issuePath(issue)}: ${issue.message}`);
+    for (const issue of result.error.issues) problems.push(issueLine(issue, expanded));
   } else {
-    problems.push(...crossCheck(result.data));
+    problems.push(...crossCheck(result.data, env));
   }
   if (problems.length) throw new ConfigError(problems.map((p) => `${file}: ${p}`));
   return result.data!;
 }
 
-export function loadConfig(file: string, env: Env = process.env): Config {
+function unreadable(file: string, err: NodeJS.ErrnoException, named: boolean): string {
+  const where = resolve(file);
+  if (err.code === 'ENOENT') {
+    const looked = named ? `no such file (${where})` : `no config file at the default path, ${where} (relative to the working directory)`;
+    return `${file}: (file): ${looked}; name a config file with --config FILE or RECAP_CONFIG=FILE`;
+  }
+  if (err.code === 'EISDIR') return `${file}: (file): is a directory, not a config file`;
+  if (err.code === 'EACCES') return `${file}: (file): permission denied (${where})`;
+  return `${file}: (file): cannot be read: ${err.code ?? err.message}`;
+}
+
+export function loadConfig(file: string, env: Env = process.env, named = true): Config {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ConfigError([`${file}: (file): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`]);
+    throw new ConfigError([unreadable(file, err as NodeJS.ErrnoException, named)]);
   }
   return parseConfig(text, file, env);
+}
+
+/** The config the CLI uses: `--config FILE`, else RECAP_CONFIG, else config/recap.yaml. */
+export function loadConfigFile(flag: string | undefined, env: Env = process.env): Config {
+  const named = flag ?? env.RECAP_CONFIG;
+  return loadConfig(named || DEFAULT_CONFIG_FILE, env, Boolean(named));
 }
 
 /** `*` and `?` globs, as `models[].match` and `clients[].models` use them. */

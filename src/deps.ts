@@ -23,4 +23,6 @@ export interface AppDeps {
   /** Key of the tenant and conversation hashes (the inspection endpoints need it too). */
   secret: string;
   readiness(): Promise<{ ready: boolean; store: string }>;
+  /** What GET /metrics answers, when not this process's own registry (a cluster worker's). */
+  metricsText?: () => Promise<string>;
 }

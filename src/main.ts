@@ -24,6 +24,8 @@ export interface StartOptions {
   port?: number;
   host?: string;
   logger?: Logger;
+  /** What GET /metrics answers instead of this process's registry (a cluster worker's). */
+  metricsText?: () => Promise<string>;
 }
 
 /** Boots recap: builds every dependency, serves, and closes all of it on close(). */
@@ -46,6 +48,7 @@ export async function startRecap(config: Config, opts: StartOptions = {}): Promi
     records: runtime.records,
     secret: runtime.secret,
     readiness: runtime.readiness,
+    metricsText: opts.metricsText,
   });
   const host = opts.host ?? config.server.host;
   const server = await new Promise<Server>((resolve) => {

@@ -28,7 +28,7 @@ export function createMetrics() {
     storeErrors: new Counter({ ...r, name: 'recap_store_errors_total', help: 'Store operations that failed (served without records)', labelNames: ['op'] }),
     storeDuration: new Histogram({ ...r, name: 'recap_store_duration_seconds', help: 'Store operation latency', labelNames: ['op'], buckets: LATENCY_BUCKETS }),
     upstreamDuration: new Histogram({ ...r, name: 'recap_upstream_headers_seconds', help: 'Time from forwarding to the upstream response headers', labelNames: ['upstream'], buckets: LATENCY_BUCKETS }),
-    calibration: new Gauge({ ...r, name: 'recap_calibration_ratio', help: 'Smoothed ratio of upstream-reported to estimated prompt tokens', labelNames: ['model'] }),
+    calibration: new Gauge({ ...r, name: 'recap_calibration_ratio', help: 'Smoothed ratio of upstream-reported to estimated prompt tokens', labelNames: ['model'], aggregator: 'average' }),
   };
 }
 

@@ -10,6 +10,7 @@ import {
   type Store,
   StoreUnavailableError,
 } from '../store/store.js';
+import { traceStore } from '../tracing/spans.js';
 
 // The store as the request path sees it: every failure is absorbed (logged, counted) and turned
 // into "no record" / "not written", so that a store outage never fails or hangs a request (rule 8).
@@ -37,7 +38,7 @@ export function createRecords(store: Store, metrics: Metrics, logger: Logger, bo
   async function guarded<T>(op: string, work: () => Promise<T>, fallback: T): Promise<T> {
     const end = metrics.storeDuration.startTimer({ op });
     try {
-      return await work();
+      return await traceStore(store.kind, op, work);
     } catch (err) {
       metrics.storeErrors.inc({ op });
       if (!(err instanceof StoreUnavailableError)) logger.error({ err, op }, 'store operation failed');

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../chat/types.js';
+import { traceSummarizer } from '../tracing/spans.js';
 import type { UpstreamRegistry } from '../upstream/client.js';
 import { readSummarizerReply, type SummarizerFailure } from './reply.js';
 
@@ -37,7 +38,7 @@ export type Summarizer = (call: SummarizerCall) => Promise<SummarizerReply>;
 
 /** One non-streaming chat completion on the summarizer's upstream, bounded by its timeout. */
 export function createSummarizer(upstreams: UpstreamRegistry): Summarizer {
-  return async function summarize(call) {
+  return traceSummarizer(async function summarize(call) {
     const upstream = upstreams.get(call.upstream);
     if (!upstream) throw new SummarizerError('error', `no upstream named ${call.upstream}`);
     const timeout = AbortSignal.timeout(call.timeoutMs);
@@ -66,5 +67,5 @@ export function createSummarizer(upstreams: UpstreamRegistry): Summarizer {
       if (call.signal?.aborted) throw new SummarizerError('aborted', 'request aborted');
       throw new SummarizerError('error', (err as Error).message);
     }
-  };
+  });
 }

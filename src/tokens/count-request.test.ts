@@ -45,6 +45,15 @@ describe('countRequest', () => {
     ]);
   });
 
+  it('reports the priming and tools tokens, so that the parts add up to the total', () => {
+    const result = countRequest(body, undefined);
+    expect(result.priming_tokens).toBe(3);
+    expect(result.tools_tokens).toBe(createTokenCounter({ encoding: 'o200k_base' }).countTools(body));
+    expect(result.tools_tokens).toBeGreaterThan(0);
+    const rows = result.messages.reduce((a, m) => a + m.tokens, 0);
+    expect(rows + result.priming_tokens + result.tools_tokens).toBe(result.prompt_tokens);
+  });
+
   it("counts with the model's encoding", () => {
     const model = modelSchema.parse({ match: 'gpt-4', upstream: 'openai', context_window: 8_192, max_output_tokens: 1_000, encoding: 'cl100k_base' });
     expect(countRequest(body, model).prompt_tokens).toBe(105);
@@ -58,7 +67,7 @@ describe('countRequest', () => {
 
   it('has the contract shape and survives a body without messages', () => {
     const result = countRequest({ model: 'x' } as ChatRequest, undefined);
-    expect(Object.keys(result)).toEqual(['prompt_tokens', 'budget', 'messages']);
-    expect(result).toEqual({ prompt_tokens: 3, budget: null, messages: [] });
+    expect(Object.keys(result)).toEqual(['prompt_tokens', 'budget', 'priming_tokens', 'tools_tokens', 'messages']);
+    expect(result).toEqual({ prompt_tokens: 3, budget: null, priming_tokens: 3, tools_tokens: 0, messages: [] });
   });
 });

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import type { Config, UpstreamConfig } from '../config.js';
 import { RecapError, errors } from '../errors.js';
+import { traceUpstream } from '../tracing/spans.js';
 
 // One keep-alive pool per upstream. Timeouts come from config: undici's 300 s defaults would cut
 // long generations (headers) or long pauses between streamed tokens (body).
@@ -59,13 +60,13 @@ function createUpstream(name: string, config: UpstreamConfig): Upstream & { clos
     config,
     async request(req) {
       try {
-        return await pool.request({
+        return await traceUpstream(name, req, () => pool.request({
           method: req.method as Dispatcher.HttpMethod,
           path: prefix + req.path,
           headers: req.headers,
           body: req.body ?? null,
           signal: req.signal,
-        });
+        }));
       } catch (err) {
         throw upstreamFailure(name, err);
       }

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFile, mkdtemp, rm } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -7,6 +8,9 @@ import { TEST_SECRET } from './harness.js';
 
 // recap as a separate OS process (`recap serve`), for restarts and for several replicas sharing
 // one Redis. Its JSON log lines are collected; the listening URL is read from the first of them.
+// Whatever it starts it also ends: a start-up that fails (exits, never listens, never gets ready)
+// kills the process group and removes the temp folder before the error reaches the test, and a
+// test run that dies kills what is left and removes the folders on its way out.
 
 export interface RecapProcess {
   url: string;
@@ -15,31 +19,76 @@ export interface RecapProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-const ROOT = join(import.meta.dirname, '..', '..');
-
-export async function writeConfigFile(config: unknown): Promise<{ file: string; cleanup(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'recap-config-'));
-  const file = join(dir, 'recap.json');
-  await writeFile(file, JSON.stringify(config));
-  return { file, cleanup: () => rm(dir, { recursive: true, force: true }) };
+export interface RecapProcessOptions {
+  /** More `recap serve` arguments, e.g. ['--workers', '2']. */
+  args?: string[];
+  /** Until the first `recap listening` log line. */
+  startTimeoutMs?: number;
+  /** Until GET /readyz answers 200 after that. */
+  readyTimeoutMs?: number;
 }
 
-export async function startRecapProcess(configFile: string, env: Record<string, string> = {}): Promise<RecapProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'serve', '--config', configFile, '--port', '0'], {
-    cwd: ROOT,
-    env: { ...process.env, RECAP_SECRET: TEST_SECRET, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const logs: string[] = [];
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`recap did not start in time: ${stderr}`)), 20_000);
+/** A start-up that failed; by the time it is thrown the process group is gone. */
+export class RecapStartError extends Error {
+  constructor(
+    message: string,
+    readonly pid: number | undefined,
+    readonly tempDir: string | undefined,
+  ) {
+    super(message);
+    this.name = 'RecapStartError';
+  }
+}
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+const leftovers = { dirs: new Set<string>(), groups: new Set<number>() };
+process.once('exit', () => {
+  for (const pid of leftovers.groups) killGroup(pid, 'SIGKILL');
+  for (const dir of leftovers.dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+async function tempDir(): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'recap-config-'));
+  leftovers.dirs.add(dir);
+  return {
+    dir,
+    remove: async () => {
+      await rm(dir, { recursive: true, force: true });
+      leftovers.dirs.delete(dir);
+    },
+  };
+}
+
+export async function writeConfigFile(config: unknown): Promise<{ file: string; cleanup(): Promise<void> }> {
+  const { dir, remove } = await tempDir();
+  const file = join(dir, 'recap.json');
+  await writeFile(file, JSON.stringify(config));
+  return { file, cleanup: remove };
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** Waits for the `recap listening` line (the primary's, with --workers) and returns its URL. */
+function listeningUrl(child: ChildProcess, logs: string[], stderr: () => string, timeoutMs: number): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`recap did not start within ${timeoutMs} ms: ${stderr()}`)), timeoutMs);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       logs.push(line);
       try {
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === 'recap listening' && entry.url) {
+        const entry = JSON.parse(line) as { msg?: string; url?: string; worker?: number };
+        if (entry.msg === 'recap listening' && entry.url && entry.worker === undefined) {
           clearTimeout(timer);
           resolve(entry.url);
         }
@@ -47,23 +96,75 @@ export async function startRecapProcess(configFile: string, env: Record<string, 
         // not a log line
       }
     });
-    child.once('exit', (code) => reject(new Error(`recap exited with ${code}: ${stderr}`)));
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`recap exited with ${code ?? signal}: ${stderr()}`));
+    });
   });
-  // Like a load balancer, send traffic only once recap reports ready (its store answers).
-  const deadline = Date.now() + 20_000;
-  while ((await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) !== 200) {
-    if (Date.now() > deadline) throw new Error('recap did not become ready in time');
+}
+
+async function untilReady(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (
+    (await fetch(`${url}/readyz`).then(
+      (r) => r.status,
+      () => 0,
+    )) !== 200
+  ) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`recap exited with ${child.exitCode ?? child.signalCode} before it was ready`);
+    if (Date.now() > deadline) throw new Error(`recap did not become ready within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  return {
-    url,
-    pid: child.pid!,
-    logs,
-    stop: (signal = 'SIGTERM') =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
-        child.once('exit', (code) => resolve(code));
-        child.kill(signal);
-      }),
-  };
+}
+
+/**
+ * Starts `recap serve` on a free port. `config` is a config file's path, or a config object that
+ * the helper writes to a temp folder of its own (removed on stop and on every failure).
+ */
+export async function startRecapProcess(config: string | object, env: Record<string, string> = {}, opts: RecapProcessOptions = {}): Promise<RecapProcess> {
+  const own = typeof config === 'string' ? undefined : await tempDir();
+  let child: ChildProcess | undefined;
+  try {
+    const file = own ? join(own.dir, 'recap.json') : (config as string);
+    if (own) await writeFile(file, JSON.stringify(config));
+    // Its own process group, so that a failure path can end it with every worker it forked.
+    const spawned = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'serve', '--config', file, '--port', '0', ...(opts.args ?? [])], {
+      cwd: ROOT,
+      env: { ...process.env, RECAP_SECRET: TEST_SECRET, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    child = spawned;
+    leftovers.groups.add(spawned.pid!);
+    spawned.once('exit', () => leftovers.groups.delete(spawned.pid!));
+    const logs: string[] = [];
+    let stderr = '';
+    spawned.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const url = await listeningUrl(spawned, logs, () => stderr, opts.startTimeoutMs ?? 20_000);
+    // Like a load balancer, send traffic only once recap reports ready (its store answers).
+    await untilReady(url, spawned, opts.readyTimeoutMs ?? 20_000);
+    return {
+      url,
+      pid: spawned.pid!,
+      logs,
+      stop: async (signal = 'SIGTERM') => {
+        if (spawned.exitCode === null && spawned.signalCode === null) {
+          const gone = exited(spawned);
+          spawned.kill(signal);
+          await gone;
+        }
+        await own?.remove();
+        return spawned.exitCode;
+      },
+    };
+  } catch (err) {
+    const pid = child?.pid;
+    if (child && pid !== undefined) {
+      const gone = exited(child);
+      killGroup(pid, 'SIGKILL');
+      await gone;
+    }
+    await own?.remove();
+    throw new RecapStartError((err as Error).message, pid, own?.dir);
+  }
 }

@@ -40,26 +40,38 @@ export async function waitFor(what: string, check: () => Promise<boolean>, timeo
   }
 }
 
-/** Starts redis-server in the foreground (so the test owns the process) with nothing persisted. */
+/**
+ * Starts redis-server in the foreground (so the test owns the process) with nothing persisted.
+ * A server that does not answer in time is killed before the error is thrown.
+ */
 export async function spawnRedisServer(port: number, dir: string, extraArgs: string[] = []): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...extraArgs],
-    { stdio: 'ignore' },
-  );
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...extraArgs], {
+    stdio: 'ignore',
+  });
   // A test run that dies without calling stop() must not leave servers behind.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   child.once('exit', () => process.off('exit', killOnExit));
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`redis-server :${port} exited (${code})`))));
-  exited.catch(() => undefined);
-  await Promise.race([waitFor(`redis-server :${port}`, async () => (await redisCli(port, 'ping')).trim() === 'PONG'), exited]);
+  const failed = new Promise<never>((_, reject) => {
+    child.once('exit', (code, signal) => reject(new Error(`redis-server :${port} exited (${code ?? signal})`)));
+    child.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'ENOENT' ? new Error('redis-server is not on the PATH (Debian/Ubuntu: apt-get install redis-server)') : err),
+    );
+  });
+  failed.catch(() => undefined);
+  try {
+    await Promise.race([waitFor(`redis-server :${port}`, async () => (await redisCli(port, 'ping')).trim() === 'PONG'), failed]);
+  } catch (err) {
+    await killProcess(child, 'SIGKILL');
+    throw err;
+  }
   return child;
 }
 
 /** Sends `signal` and waits for the process to be gone. */
 export function killProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  // Never started (spawn failed): nothing to wait for.
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve();
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
     child.kill(signal);

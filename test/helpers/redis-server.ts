@@ -22,7 +22,10 @@ export interface ThrowawayRedis {
 export async function startRedisServer(extraArgs: string[] = []): Promise<ThrowawayRedis> {
   const [port = 0] = await freePorts(1);
   const dir = await mkdtemp(join(tmpdir(), 'recap-redis-'));
-  let child: ChildProcess = await spawnRedisServer(port, dir, extraArgs);
+  let child: ChildProcess = await spawnRedisServer(port, dir, extraArgs).catch(async (err: unknown) => {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  });
   return {
     url: `redis://127.0.0.1:${port}`,
     port,

@@ -1,0 +1,81 @@
+import type { z } from 'zod';
+
+// `${VAR}` and `${VAR:-default}` in config values. Interpolation yields strings; a key whose
+// schema wants a number or a boolean gets the expanded text converted (`server.port:
+// ${RECAP_PORT:-18787}` is the number 18787), while a string key keeps its text as it is, digits
+// or not (an api_key of "123" stays a string).
+
+export type Env = Record<string, string | undefined>;
+
+/** Path (`a.b.0.c`) → the text a `${...}` reference expanded to there. */
+export type Expanded = Map<string, string>;
+
+const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** Replaces references in every string value; a value that ends up empty is dropped. */
+export function interpolate(value: unknown, env: Env, path: string, problems: string[], expanded: Expanded): unknown {
+  if (typeof value === 'string') {
+    let referenced = false;
+    const out = value.replace(ENV_REF, (_m, name: string, fallback: string | undefined) => {
+      referenced = true;
+      const v = env[name];
+      if (v !== undefined && v !== '') return v;
+      if (fallback !== undefined) return fallback;
+      problems.push(`${path}: environment variable ${name} is not set`);
+      return '';
+    });
+    if (out === '' && value !== '') return undefined;
+    if (referenced) expanded.set(path, out);
+    return out;
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${path}.${i}`, problems, expanded));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const next = interpolate(v, env, path ? `${path}.${k}` : k, problems, expanded);
+      if (next !== undefined) out[k] = next;
+    }
+    return out;
+  }
+  return value;
+}
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** The number or boolean an expanded text stands for, if it is one. */
+export function scalarOf(text: string): number | boolean | undefined {
+  const t = text.trim();
+  if (t === 'true') return true;
+  if (t === 'false') return false;
+  return NUMBER.test(t) ? Number(t) : undefined;
+}
+
+function wantsScalar(issue: z.core.$ZodIssue): boolean {
+  if (issue.code === 'invalid_type') return issue.expected === 'number' || issue.expected === 'boolean';
+  // A key that takes a word or a number (`workers: auto | N`).
+  return issue.code === 'invalid_union';
+}
+
+function setAt(tree: unknown, path: PropertyKey[], value: unknown): void {
+  let node = tree as Record<PropertyKey, unknown>;
+  for (const key of path.slice(0, -1)) node = node[key] as Record<PropertyKey, unknown>;
+  node[path.at(-1)!] = value;
+}
+
+/**
+ * Converts, in place, the expanded values that validation refused as strings where a number or
+ * a boolean was wanted; whether any changed (then the tree is worth validating again).
+ */
+export function coerceExpanded(tree: unknown, issues: readonly z.core.$ZodIssue[], expanded: Expanded): boolean {
+  let changed = false;
+  for (const issue of issues) {
+    const text = expanded.get(issue.path.join('.'));
+    if (text === undefined || !wantsScalar(issue)) continue;
+    const scalar = scalarOf(text);
+    if (scalar === undefined) continue;
+    setAt(tree, issue.path, scalar);
+    expanded.delete(issue.path.join('.'));
+    changed = true;
+  }
+  return changed;
+}

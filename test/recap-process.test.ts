@@ -1,0 +1,80 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeUpstream, startFakeUpstream } from '../src/dev/fake-upstream.js';
+import { freePorts } from './helpers/redis-process.js';
+import { RecapStartError, startRecapProcess, writeConfigFile } from './helpers/recap-process.js';
+
+// The helper that runs recap as a separate process must end what it started on every failure
+// path: a failed start-up leaves no process (nor worker) running and no temp folder behind.
+
+/** PIDs of live processes whose command line mentions `text` (a config file's path, say). */
+function processesMentioning(text: string): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
+
+async function startFailure(start: Promise<unknown>): Promise<RecapStartError> {
+  const err = await start.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(Error);
+  return err as RecapStartError;
+}
+
+let fake: FakeUpstream;
+let deadPort: number;
+beforeAll(async () => {
+  fake = await startFakeUpstream();
+  [deadPort = 1] = await freePorts(1);
+});
+afterAll(async () => {
+  await fake?.close();
+});
+
+const config = (extra: object = {}) => ({ upstreams: { fake: { base_url: fake.url } }, ...extra });
+
+describe('startRecapProcess on a failed start-up', () => {
+  it('kills a recap that never becomes ready (its store never answers) and keeps no process', async () => {
+    const file = await writeConfigFile(config({ store: { url: `redis://127.0.0.1:${deadPort}` } }));
+    try {
+      const err = await startFailure(startRecapProcess(file.file, {}, { readyTimeoutMs: 1_000 }));
+      expect(processesMentioning(file.file)).toEqual([]);
+      expect(err.message).toMatch(/did not become ready/);
+      expect(err).toBeInstanceOf(RecapStartError);
+    } finally {
+      await file.cleanup();
+    }
+    expect(existsSync(file.file)).toBe(false);
+  });
+
+  it('kills the primary and every worker of a --workers start-up that fails', async () => {
+    const err = await startFailure(startRecapProcess(config({ store: { url: `redis://127.0.0.1:${deadPort}` } }), {}, { args: ['--workers', '2'], readyTimeoutMs: 1_500 }));
+    expect(err.message).toMatch(/did not become ready/);
+    expect(err.tempDir).toBeDefined();
+    expect(processesMentioning(err.tempDir!)).toEqual([]);
+    expect(existsSync(err.tempDir!)).toBe(false);
+  });
+
+  it('reports a recap that exits (a bad config) with its stderr, and removes its temp folder', async () => {
+    const err = await startFailure(startRecapProcess(config({ server: { port: 'eighty' } })));
+    expect(err.message).toMatch(/recap exited with 1: .*server\.port: /s);
+    expect(existsSync(err.tempDir!)).toBe(false);
+  });
+
+  it('kills a recap that does not start in time', async () => {
+    const err = await startFailure(startRecapProcess(config(), {}, { startTimeoutMs: 1 }));
+    expect(err.message).toMatch(/did not start within 1 ms/);
+    expect(err.pid).toBeDefined();
+    expect(processesMentioning(err.tempDir!)).toEqual([]);
+    expect(existsSync(err.tempDir!)).toBe(false);
+  });
+});
