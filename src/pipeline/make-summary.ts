@@ -1,7 +1,9 @@
 import type { ChatMessage } from '../chat/types.js';
 import { chunkTranscript, summarizeInChunks } from '../compaction/chunks.js';
+import { type LedgerCounts, ledgerForSummary } from '../compaction/ledger.js';
 import { buildSummarizerMessages } from '../compaction/prompt.js';
 import { buildTemplateSummary } from '../compaction/template.js';
+import { templateWithLedger } from '../compaction/template-ledger.js';
 import { transcriptEntries } from '../compaction/transcript.js';
 import type { CompactionConfig } from '../config.js';
 import { type Summarizer, SummarizerError, type SummarizerFailure } from '../summarizer/client.js';
@@ -26,16 +28,23 @@ export interface SummaryRequest {
 }
 
 export type SummaryResult =
-  | { ok: true; text: string; summarizerTokens: number; calls: number }
+  | { ok: true; text: string; summarizerTokens: number; calls: number; ledger?: LedgerCounts }
   | { ok: false; reason: SummarizerFailure; calls: number; summarizerTokens: number };
 
 export async function makeSummary(req: SummaryRequest): Promise<SummaryResult> {
   if (req.strategy === 'window') return { ok: true, text: req.previous ?? '', summarizerTokens: 0, calls: 0 };
+  if (req.strategy === 'template' && req.compaction.ledger) {
+    const { text, ...ledger } = templateWithLedger({ previous: req.previous, evicted: req.evicted, maxBytes: req.compaction.template_max_bytes, countText: req.countText });
+    return { ok: true, text, summarizerTokens: 0, calls: 0, ledger };
+  }
   if (req.strategy === 'template') {
     const text = buildTemplateSummary({ previous: req.previous, evicted: req.evicted, maxBytes: req.compaction.template_max_bytes });
     return { ok: true, text, summarizerTokens: 0, calls: 0 };
   }
-  return summarizeSpan(req);
+  const made = await summarizeSpan(req);
+  if (!made.ok || !req.compaction.ledger) return made;
+  const { text, ...ledger } = ledgerForSummary({ ...req, text: made.text, summaryMaxTokens: req.compaction.summary_max_tokens });
+  return { ...made, text, ledger };
 }
 
 async function summarizeSpan(req: SummaryRequest): Promise<SummaryResult> {

@@ -1,4 +1,5 @@
 import { acceptSummary } from '../compaction/validate-summary.js';
+import { countLedger } from '../metrics.js';
 import type { Checkpoint } from '../store/store.js';
 import { type Analysis, restTokensBetween } from './analyze.js';
 import type { Base } from './choose-view.js';
@@ -45,6 +46,7 @@ export async function checkpointForSpan(
       return { ok: false, reason: `summary_${verdict}` };
     }
   }
+  if (result.ledger) countLedger(ctx.deps.metrics, ctx.model.match, result.ledger);
   return {
     ok: true,
     checkpoint: {
