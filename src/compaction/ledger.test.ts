@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../chat/types.js';
 import { getTokenizer } from '../tokens/encodings.js';
-import { applyLedger, LEDGER_HEADING, ledgerCandidates, ledgerForSummary, splitLedger } from './ledger.js';
+import { applyLedger, LEDGER_HEADING, ledgerCandidates, ledgerForSummary, ledgerReserve, splitLedger } from './ledger.js';
 
 const countText = (text: string) => getTokenizer('o200k_base').count(text);
 const user = (content: string): ChatMessage => ({ role: 'user', content });
@@ -127,5 +127,15 @@ describe('ledgerForSummary', () => {
     const out = ledgerForSummary({ evicted, previous: null, text: SUMMARY, summaryMaxTokens: 1024, evictedTokens, countText });
     expect(countText(out.text)).toBeLessThanOrEqual(evictedTokens - 96);
     expect(out.dropped).toBeGreaterThan(0);
+  });
+});
+
+describe('ledgerReserve', () => {
+  it('asks the summarizer to leave room for the candidates, at most a quarter of the limit', () => {
+    expect(ledgerReserve([user('nothing to track here')], null, 1000, countText)).toBe(0);
+    const few = ledgerReserve([user('Ticket SUP-4411')], null, 1000, countText);
+    expect(few).toBe(countText(`\n\n${LEDGER_HEADING}\n- SUP-4411\n`));
+    const many = Array.from({ length: 300 }, (_, i) => user(`Order ORD-${10_000 + i}`));
+    expect(ledgerReserve(many, null, 1000, countText)).toBe(250);
   });
 });

@@ -124,6 +124,23 @@ function byteLength(text: string): number {
   return encoder.encode(text).length;
 }
 
+// The share of summary_max_tokens the summarizer leaves to the ledger when there are identifiers
+// to track: a summarizer fills the length it is given, and the ledger lives within the same limit.
+const RESERVE_SHARE = 0.25;
+
+/** Tokens the summarizer should leave free for the ledger: what the candidates take, at most a quarter. */
+export function ledgerReserve(evicted: readonly ChatMessage[], previous: string | null, summaryMaxTokens: number, countText: (text: string) => number): number {
+  const cap = Math.floor(summaryMaxTokens * RESERVE_SHARE);
+  const candidates = ledgerCandidates(evicted, previous);
+  if (candidates.length === 0 || cap === 0) return 0;
+  let tokens = countText(`\n\n${LEDGER_HEADING}\n`);
+  for (const id of candidates) {
+    if (tokens >= cap) return cap;
+    tokens += countText(`${ENTRY}${id}\n`);
+  }
+  return Math.min(tokens, cap);
+}
+
 export interface SummaryLedgerInput {
   evicted: readonly ChatMessage[];
   previous: string | null;

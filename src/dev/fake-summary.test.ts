@@ -85,6 +85,14 @@ describe('summarizer calls', () => {
     }
   });
 
+  it("reads recap's input blocks, not the scaffolding around them", async () => {
+    const input = `There is no previous summary.\n\n<transcript>\n${transcript}\n</transcript>\n\nWrite the updated summary now.`;
+    const summary = (await summarize(undefined, input)).choices[0]?.message.content ?? '';
+    expect(summary).toContain('ORD-4411');
+    expect(summary).not.toContain('previous summary');
+    expect(summary).not.toContain('Write the updated summary');
+  });
+
   it("does not take a previous summary's headings for sentences", async () => {
     const previous = '<previous_summary>\n## Identifiers from earlier turns (kept verbatim by recap, newest first)\n- ORD-4411\n</previous_summary>';
     const summary = (await summarize(undefined, `${previous}\n${transcript}`)).choices[0]?.message.content ?? '';

@@ -35,7 +35,7 @@ export function extractiveSummary(request: any, options: FakeSummaryOptions = {}
   const messages: any[] = Array.isArray(request?.messages) ? request.messages : [];
   const transcript = messages
     .filter((m) => m?.role === 'user')
-    .map((m) => textOf(m.content))
+    .map((m) => material(textOf(m.content)))
     .join('\n');
   const sentences = sentencesOf(transcript);
   const identifiers = identifiersOf(transcript);
@@ -83,6 +83,12 @@ function truncateToTokens(text: string, maxTokens: number): string {
     else hi = mid - 1;
   }
   return text.slice(0, lo);
+}
+
+/** What is inside recap's <previous_summary> and <transcript> blocks, when the input has them: not the scaffolding around. */
+function material(text: string): string {
+  const blocks = [...text.matchAll(/<(previous_summary|transcript)>\n([\s\S]*?)\n<\/\1>/g)].map((m) => m[2]!);
+  return blocks.length > 0 ? blocks.join('\n') : text;
 }
 
 function withoutIdentifiers(line: string): string {

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../chat/types.js';
 import { chunkTranscript, summarizeInChunks } from '../compaction/chunks.js';
-import { type LedgerCounts, ledgerForSummary } from '../compaction/ledger.js';
+import { type LedgerCounts, ledgerForSummary, ledgerReserve } from '../compaction/ledger.js';
 import { buildSummarizerMessages } from '../compaction/prompt.js';
 import { buildTemplateSummary } from '../compaction/template.js';
 import { templateWithLedger } from '../compaction/template-ledger.js';
@@ -41,15 +41,17 @@ export async function makeSummary(req: SummaryRequest): Promise<SummaryResult> {
     const text = buildTemplateSummary({ previous: req.previous, evicted: req.evicted, maxBytes: req.compaction.template_max_bytes });
     return { ok: true, text, summarizerTokens: 0, calls: 0 };
   }
-  const made = await summarizeSpan(req);
-  if (!made.ok || !req.compaction.ledger) return made;
-  const { text, ...ledger } = ledgerForSummary({ ...req, text: made.text, summaryMaxTokens: req.compaction.summary_max_tokens });
+  const max = req.compaction.summary_max_tokens;
+  if (!req.compaction.ledger) return summarizeSpan(req, max);
+  // The summarizer is asked for a little less, so that the ledger fits within the same limit.
+  const made = await summarizeSpan(req, max - ledgerReserve(req.evicted, req.previous, max, req.countText));
+  if (!made.ok) return made;
+  const { text, ...ledger } = ledgerForSummary({ ...req, text: made.text, summaryMaxTokens: max });
   return { ...made, text, ledger };
 }
 
-async function summarizeSpan(req: SummaryRequest): Promise<SummaryResult> {
+async function summarizeSpan(req: SummaryRequest, maxTokens: number): Promise<SummaryResult> {
   const s = req.compaction.summarizer!;
-  const maxTokens = req.compaction.summary_max_tokens;
   // Room for the transcript in one call: the model's input limit minus instructions, previous summary and reply.
   const overhead = req.countText(buildSummarizerMessages({ previousSummary: req.previous, transcript: '', maxTokens, promptOverride: req.compaction.prompt }).map((m) => m.content).join('\n'));
   const room = Math.max(512, s.max_input_tokens - overhead - 2 * maxTokens);
