@@ -5,7 +5,8 @@ import { ConfigError, loadConfig } from './config.js';
 const USAGE = `usage:
   recap serve [--config FILE] [--port N]     serve (config: RECAP_CONFIG or config/recap.yaml)
   recap count FILE|- [--config FILE] [--json] prompt tokens and budget of a request body
-  recap demo [--turns N]                       a compacting conversation against a fake upstream`;
+  recap demo [--turns N]                       a compacting conversation against a fake upstream
+  recap eval FILE [--config FILE] [--json]     recall of what compaction evicted from a conversation`;
 
 function configPath(flag: string | undefined): string {
   return flag ?? process.env.RECAP_CONFIG ?? 'config/recap.yaml';
@@ -55,6 +56,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'serve') return serveCommand(rest);
   if (command === 'count') return countCommand(rest);
   if (command === 'demo') return demoCommand(rest);
+  if (command === 'eval') return (await import('./eval/command.js')).evalCommand(rest);
   process.stderr.write(`${USAGE}\n`);
   process.exitCode = command === undefined || command === '--help' || command === 'help' ? 0 : 2;
 }
