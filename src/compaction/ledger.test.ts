@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../chat/types.js';
 import { getTokenizer } from '../tokens/encodings.js';
-import { applyLedger, LEDGER_HEADING, ledgerCandidates, ledgerForSummary, ledgerReserve, splitLedger } from './ledger.js';
+import { applyLedger, collectLedgerCandidates, LEDGER_HEADING, ledgerCandidates, ledgerForSummary, ledgerReserve, splitLedger } from './ledger.js';
 
 const countText = (text: string) => getTokenizer('o200k_base').count(text);
 const user = (content: string): ChatMessage => ({ role: 'user', content });
 const SUMMARY = '## Goal\n- The user is fixing a billing refund.';
 
 function ledger(text: string, evicted: ChatMessage[], previous: string | null = null, maxTokens = 1024) {
-  return applyLedger({ evicted, previous, text, maxTokens, countText });
+  return applyLedger({ candidates: ledgerCandidates(evicted, previous), text, maxTokens, countText });
 }
 
 describe('applyLedger', () => {
@@ -44,6 +44,19 @@ describe('applyLedger', () => {
     expect(out.text.split(LEDGER_HEADING)).toHaveLength(2);
     expect(out.text.endsWith(`${LEDGER_HEADING}\n- INV-77\n- SUP-4411`)).toBe(true);
     expect(out.text).toContain('## Next steps\n- none');
+  });
+
+  it('collects the same candidates while giving the event loop back', async () => {
+    const evicted = Array.from({ length: 400 }, (_, i) => user(`Order ORD-${10_000 + i} in /srv/app/${i}.json`));
+    const previous = ledger(SUMMARY, [user('Ticket SUP-4411')]).text;
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    try {
+      expect(await collectLedgerCandidates(evicted, previous, 0)).toEqual(ledgerCandidates(evicted, previous));
+    } finally {
+      clearInterval(ticking);
+    }
+    expect(turns).toBeGreaterThan(0);
   });
 
   it('counts an identifier mentioned again at its newest place', () => {
@@ -104,7 +117,7 @@ describe('applyLedger', () => {
 
   it('stays within maxBytes too', () => {
     const evicted = Array.from({ length: 50 }, (_, i) => user(`Order ORD-${10_000 + i} shipped.`));
-    const out = applyLedger({ evicted, previous: null, text: SUMMARY, maxTokens: 10_000, countText, maxBytes: 300 });
+    const out = applyLedger({ candidates: ledgerCandidates(evicted, null), text: SUMMARY, maxTokens: 10_000, countText, maxBytes: 300 });
     expect(new TextEncoder().encode(out.text).length).toBeLessThanOrEqual(300);
     expect(out.appended).toBeGreaterThan(0);
     expect(out.dropped).toBeGreaterThan(0);
@@ -124,7 +137,7 @@ describe('ledgerForSummary', () => {
   it('keeps the summary smaller than what it replaces', () => {
     const evicted = Array.from({ length: 10 }, (_, i) => user(`ORD-${10_000 + i}`));
     const evictedTokens = 10 * 12;
-    const out = ledgerForSummary({ evicted, previous: null, text: SUMMARY, summaryMaxTokens: 1024, evictedTokens, countText });
+    const out = ledgerForSummary({ candidates: ledgerCandidates(evicted, null), previous: null, text: SUMMARY, summaryMaxTokens: 1024, evictedTokens, countText });
     expect(countText(out.text)).toBeLessThanOrEqual(evictedTokens - 96);
     expect(out.dropped).toBeGreaterThan(0);
   });
@@ -132,10 +145,10 @@ describe('ledgerForSummary', () => {
 
 describe('ledgerReserve', () => {
   it('asks the summarizer to leave room for the candidates, at most a quarter of the limit', () => {
-    expect(ledgerReserve([user('nothing to track here')], null, 1000, countText)).toBe(0);
-    const few = ledgerReserve([user('Ticket SUP-4411')], null, 1000, countText);
+    expect(ledgerReserve([], 1000, countText)).toBe(0);
+    const few = ledgerReserve(['SUP-4411'], 1000, countText);
     expect(few).toBe(countText(`\n\n${LEDGER_HEADING}\n- SUP-4411\n`));
-    const many = Array.from({ length: 300 }, (_, i) => user(`Order ORD-${10_000 + i}`));
-    expect(ledgerReserve(many, null, 1000, countText)).toBe(250);
+    const many = Array.from({ length: 300 }, (_, i) => `ORD-${10_000 + i}`);
+    expect(ledgerReserve(many, 1000, countText)).toBe(250);
   });
 });

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ChatMessage } from '../chat/types.js';
 import { identifiersIn, mentions } from './identifiers.js';
 import { redact } from './redact.js';
@@ -21,10 +22,8 @@ const SCAN_HEAD_CHARS = 48_000;
 const SCAN_TAIL_CHARS = 16_000;
 
 export interface LedgerInput {
-  /** The messages this summary newly covers, oldest first. */
-  evicted: readonly ChatMessage[];
-  /** The summary the new one carries over (its ledger section included), or null. */
-  previous: string | null;
+  /** What the summary should carry, newest first (ledgerCandidates). */
+  candidates: readonly string[];
   /** The new summary as the summarizer (or the template) wrote it. */
   text: string;
   /** The most tokens the final text may have (the summary's size limit). */
@@ -74,6 +73,27 @@ export function splitLedger(text: string): { body: string; entries: string[] } {
 export function ledgerCandidates(evicted: readonly ChatMessage[], previous: string | null): string[] {
   const ordered: string[] = [];
   for (let i = evicted.length - 1; i >= 0; i--) ordered.push(...identifiersIn(scannedText(evicted[i]!)));
+  return withPrevious(ordered, previous);
+}
+
+/**
+ * The same, giving the event loop back every few milliseconds: a long span (tens of thousands of
+ * tokens) takes tens of milliseconds to scan, which other requests must not wait for.
+ */
+export async function collectLedgerCandidates(evicted: readonly ChatMessage[], previous: string | null, sliceMs = 4): Promise<string[]> {
+  const ordered: string[] = [];
+  let since = performance.now();
+  for (let i = evicted.length - 1; i >= 0; i--) {
+    ordered.push(...identifiersIn(scannedText(evicted[i]!)));
+    if (performance.now() - since > sliceMs) {
+      await nextTurn();
+      since = performance.now();
+    }
+  }
+  return withPrevious(ordered, previous);
+}
+
+function withPrevious(ordered: string[], previous: string | null): string[] {
   if (previous) {
     const { body, entries } = splitLedger(redact(previous));
     ordered.push(...entries.map(redact), ...identifiersIn(body));
@@ -88,10 +108,10 @@ function scannedText(m: ChatMessage): string {
   return redact(bounded);
 }
 
-/** The new summary text with a ledger of the identifiers it lacks, within `maxTokens` (and `fits`). */
+/** The new summary text with a ledger of the candidates it lacks, within `maxTokens` (and `maxBytes`). */
 export function applyLedger(input: LedgerInput): LedgerResult {
   const { body } = splitLedger(input.text);
-  const candidates = ledgerCandidates(input.evicted, input.previous);
+  const { candidates } = input;
   const missing = candidates.filter((id) => !mentions(body, id));
   const kept = candidates.length - missing.length;
   const maxBytes = input.maxBytes ?? Infinity;
@@ -129,9 +149,8 @@ function byteLength(text: string): number {
 const RESERVE_SHARE = 0.25;
 
 /** Tokens the summarizer should leave free for the ledger: what the candidates take, at most a quarter. */
-export function ledgerReserve(evicted: readonly ChatMessage[], previous: string | null, summaryMaxTokens: number, countText: (text: string) => number): number {
+export function ledgerReserve(candidates: readonly string[], summaryMaxTokens: number, countText: (text: string) => number): number {
   const cap = Math.floor(summaryMaxTokens * RESERVE_SHARE);
-  const candidates = ledgerCandidates(evicted, previous);
   if (candidates.length === 0 || cap === 0) return 0;
   let tokens = countText(`\n\n${LEDGER_HEADING}\n`);
   for (const id of candidates) {
@@ -142,7 +161,8 @@ export function ledgerReserve(evicted: readonly ChatMessage[], previous: string 
 }
 
 export interface SummaryLedgerInput {
-  evicted: readonly ChatMessage[];
+  candidates: readonly string[];
+  /** The summary carried over, or null. */
   previous: string | null;
   /** The summarizer's reply. */
   text: string;
@@ -159,7 +179,7 @@ export interface SummaryLedgerInput {
 export function ledgerForSummary(p: SummaryLedgerInput): LedgerResult {
   const replaced = p.evictedTokens + (p.previous ? p.countText(p.previous) : 0);
   const maxTokens = Math.min(p.summaryMaxTokens, replaced - FRAMING_ALLOWANCE);
-  return applyLedger({ evicted: p.evicted, previous: p.previous, text: p.text, maxTokens, countText: p.countText });
+  return applyLedger({ candidates: p.candidates, text: p.text, maxTokens, countText: p.countText });
 }
 
 function withLedger(body: string, entries: readonly string[]): string {

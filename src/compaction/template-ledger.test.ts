@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../chat/types.js';
 import { getTokenizer } from '../tokens/encodings.js';
-import { LEDGER_HEADING, splitLedger } from './ledger.js';
+import { LEDGER_HEADING, ledgerCandidates, splitLedger } from './ledger.js';
 import { TEMPLATE_HEADER, buildTemplateSummary } from './template.js';
-import { templateWithLedger } from './template-ledger.js';
+import { type TemplateLedgerInput, templateWithLedger as withCandidates } from './template-ledger.js';
+
+const templateWithLedger = (input: Omit<TemplateLedgerInput, 'candidates'>) => withCandidates({ ...input, candidates: ledgerCandidates(input.evicted, input.previous) });
 
 const countText = (text: string) => getTokenizer('o200k_base').count(text);
 const bytes = (s: string): number => new TextEncoder().encode(s).length;

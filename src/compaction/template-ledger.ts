@@ -14,15 +14,17 @@ export interface TemplateLedgerInput {
   /** template_max_bytes; 0 means unbounded. */
   maxBytes: number;
   countText: (text: string) => number;
+  /** ledgerCandidates of the evicted messages and the previous rollup. */
+  candidates: readonly string[];
 }
 
 export function templateWithLedger(input: TemplateLedgerInput): LedgerResult {
-  const { evicted, previous, maxBytes, countText } = input;
+  const { evicted, previous, maxBytes, countText, candidates } = input;
   // The rollup carries the previous rollup's lines; its ledger is carried by the ledger itself.
   const rollupPrevious = previous === null ? null : splitLedger(previous).body;
   const rollup = (bytes: number) => buildTemplateSummary({ previous: rollupPrevious, evicted, maxBytes: bytes });
   const ledger = (text: string) =>
-    applyLedger({ evicted, previous, text, maxTokens: Number.POSITIVE_INFINITY, countText, ...(maxBytes > 0 ? { maxBytes } : {}) });
+    applyLedger({ candidates, text, maxTokens: Number.POSITIVE_INFINITY, countText, ...(maxBytes > 0 ? { maxBytes } : {}) });
   const full = ledger(rollup(maxBytes));
   if (full.dropped === 0 || maxBytes === 0) return full;
   const wanted = byteLength(`\n\n${LEDGER_HEADING}\n`) + (full.appended + full.dropped) * averageEntryBytes(full);

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../chat/types.js';
 import { chunkTranscript, summarizeInChunks } from '../compaction/chunks.js';
-import { type LedgerCounts, ledgerForSummary, ledgerReserve } from '../compaction/ledger.js';
+import { collectLedgerCandidates, type LedgerCounts, ledgerForSummary, ledgerReserve } from '../compaction/ledger.js';
 import { buildSummarizerMessages } from '../compaction/prompt.js';
 import { buildTemplateSummary } from '../compaction/template.js';
 import { templateWithLedger } from '../compaction/template-ledger.js';
@@ -34,7 +34,8 @@ export type SummaryResult =
 export async function makeSummary(req: SummaryRequest): Promise<SummaryResult> {
   if (req.strategy === 'window') return { ok: true, text: req.previous ?? '', summarizerTokens: 0, calls: 0 };
   if (req.strategy === 'template' && req.compaction.ledger) {
-    const { text, ...ledger } = templateWithLedger({ previous: req.previous, evicted: req.evicted, maxBytes: req.compaction.template_max_bytes, countText: req.countText });
+    const candidates = await collectLedgerCandidates(req.evicted, req.previous);
+    const { text, ...ledger } = templateWithLedger({ previous: req.previous, evicted: req.evicted, maxBytes: req.compaction.template_max_bytes, countText: req.countText, candidates });
     return { ok: true, text, summarizerTokens: 0, calls: 0, ledger };
   }
   if (req.strategy === 'template') {
@@ -44,9 +45,10 @@ export async function makeSummary(req: SummaryRequest): Promise<SummaryResult> {
   const max = req.compaction.summary_max_tokens;
   if (!req.compaction.ledger) return summarizeSpan(req, max);
   // The summarizer is asked for a little less, so that the ledger fits within the same limit.
-  const made = await summarizeSpan(req, max - ledgerReserve(req.evicted, req.previous, max, req.countText));
+  const candidates = await collectLedgerCandidates(req.evicted, req.previous);
+  const made = await summarizeSpan(req, max - ledgerReserve(candidates, max, req.countText));
   if (!made.ok) return made;
-  const { text, ...ledger } = ledgerForSummary({ ...req, text: made.text, summaryMaxTokens: max });
+  const { text, ...ledger } = ledgerForSummary({ ...req, candidates, text: made.text, summaryMaxTokens: max });
   return { ...made, text, ledger };
 }
 
