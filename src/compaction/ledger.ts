@@ -115,7 +115,7 @@ export function applyLedger(input: LedgerInput): LedgerResult {
   const missing = candidates.filter((id) => !mentions(body, id));
   const kept = candidates.length - missing.length;
   const maxBytes = input.maxBytes ?? Infinity;
-  const within = (text: string) => input.countText(text) <= input.maxTokens && byteLength(text) <= maxBytes;
+  const within = (text: string) => byteLength(text) <= maxBytes && (input.maxTokens === Infinity || input.countText(text) <= input.maxTokens);
   if (missing.length === 0 || !within(withLedger(body, missing.slice(0, 1)))) {
     return { text: body, kept, appended: 0, dropped: missing.length };
   }

@@ -33,14 +33,11 @@ export type SummaryResult =
 
 export async function makeSummary(req: SummaryRequest): Promise<SummaryResult> {
   if (req.strategy === 'window') return { ok: true, text: req.previous ?? '', summarizerTokens: 0, calls: 0 };
-  if (req.strategy === 'template' && req.compaction.ledger) {
-    const candidates = await collectLedgerCandidates(req.evicted, req.previous);
-    const { text, ...ledger } = templateWithLedger({ previous: req.previous, evicted: req.evicted, maxBytes: req.compaction.template_max_bytes, countText: req.countText, candidates });
-    return { ok: true, text, summarizerTokens: 0, calls: 0, ledger };
-  }
   if (req.strategy === 'template') {
-    const text = buildTemplateSummary({ previous: req.previous, evicted: req.evicted, maxBytes: req.compaction.template_max_bytes });
-    return { ok: true, text, summarizerTokens: 0, calls: 0 };
+    const input = { previous: req.previous, evicted: req.evicted, maxBytes: req.compaction.template_max_bytes };
+    if (!req.compaction.ledger) return { ok: true, text: buildTemplateSummary(input), summarizerTokens: 0, calls: 0 };
+    const { text, ...ledger } = templateWithLedger({ ...input, countText: req.countText, candidates: await collectLedgerCandidates(req.evicted, req.previous) });
+    return { ok: true, text, summarizerTokens: 0, calls: 0, ledger };
   }
   const max = req.compaction.summary_max_tokens;
   if (!req.compaction.ledger) return summarizeSpan(req, max);
