@@ -3,7 +3,9 @@ import { identifiersIn } from '../compaction/identifiers.js';
 import { redact } from '../compaction/redact.js';
 import { contentText } from '../compaction/text.js';
 import { callsOf } from '../compaction/tool-calls.js';
-import { sentencesOf, wordsOf } from './sentences.js';
+import { allot } from './allot.js';
+import { type Probe, STATE_PROBES } from './probe-types.js';
+import { isStopword, sentencesOf, wordsOf } from './sentences.js';
 
 // Probe questions about what compaction evicted, built deterministically from the evicted span:
 // its identifiers (asked by their beginning), facts (a sentence with a value, asked by its
@@ -14,20 +16,10 @@ import { sentencesOf, wordsOf } from './sentences.js';
 // the kept messages do not say again (that is not lost), and never about a redacted secret:
 // recap is right not to recall those.
 
-export type ProbeKind = 'identifier' | 'fact' | 'decision' | 'state';
-export const PROBE_KINDS: readonly ProbeKind[] = ['identifier', 'fact', 'decision', 'state'];
-
-export interface Probe {
-  kind: ProbeKind;
-  question: string;
-  /** Strings a right answer contains (case and spacing aside). */
-  expected: string[];
-  /** The evicted message it is about (index in the evicted span). */
-  message: number;
-}
+export type { Probe, ProbeKind } from './probe-types.js';
+export { PROBE_KINDS } from './probe-types.js';
 
 const MIN_ID_LENGTH = 5;
-const STATE_PROBES = 2;
 const CUE_WORDS = 3;
 const DECISION = /\b(?:decided|agreed|chose|settled on|going with|opted for|will use|we'll use|let's use|approved)\b/i;
 
@@ -118,7 +110,7 @@ function factProbe(sentence: string, message: number, all: readonly string[], fr
 function decisionProbe(sentence: string, message: number, all: readonly string[], frequency: ReadonlyMap<string, number>): Probe | null {
   const at = DECISION.exec(sentence)!;
   const after = sentence.slice(at.index + at[0].length);
-  const decided = identifiersIn(after).find((v) => !v.includes('[REDACTED')) ?? wordsOf(after).find((w) => !STOPWORDS.has(w.toLowerCase()));
+  const decided = identifiersIn(after).find((v) => !v.includes('[REDACTED')) ?? wordsOf(after).find((w) => !isStopword(w));
   if (!decided) return null;
   const cue = cueOf(sentence, [decided, at[0]], frequency);
   if (!cue || !leadsOnlyTo(cue, [decided], all)) return null;
@@ -146,7 +138,7 @@ function lastState(texts: readonly string[], all: readonly string[], frequency: 
 function cueOf(sentence: string, exclude: readonly string[], frequency: ReadonlyMap<string, number>): string[] | null {
   const excluded = exclude.map((e) => e.toLowerCase());
   const candidates = [...new Set(wordsOf(sentence).map((w) => w.toLowerCase()))].filter(
-    (w) => w.length >= 4 && !STOPWORDS.has(w) && !excluded.some((e) => e.includes(w) || w.includes(e)),
+    (w) => w.length >= 4 && !isStopword(w) && !excluded.some((e) => e.includes(w) || w.includes(e)),
   );
   if (candidates.length < 2) return null;
   const rarest = [...candidates].sort((a, b) => (frequency.get(a) ?? 0) - (frequency.get(b) ?? 0) || b.length - a.length).slice(0, CUE_WORDS);
@@ -170,41 +162,3 @@ function unique(probes: readonly Probe[]): Probe[] {
   const seen = new Set<string>();
   return probes.filter((p) => !seen.has(p.question) && seen.add(p.question));
 }
-
-/** Up to `max` probes: shares per kind, spread evenly over the span, the rest filled from what is left. */
-function allot(max: number, byKind: Record<ProbeKind, Probe[]>): Probe[] {
-  const share: Record<ProbeKind, number> = { state: Math.min(STATE_PROBES, Math.ceil(max * 0.1)), decision: Math.ceil(max * 0.2), fact: Math.ceil(max * 0.3), identifier: max };
-  const picked = new Map<ProbeKind, Probe[]>();
-  let room = max;
-  for (const kind of ['state', 'decision', 'fact', 'identifier'] as const) {
-    const take = spread(byKind[kind], Math.min(share[kind], room));
-    picked.set(kind, take);
-    room -= take.length;
-  }
-  for (const kind of ['identifier', 'fact', 'decision'] as const) {
-    if (room <= 0) break;
-    const rest = byKind[kind].filter((p) => !picked.get(kind)!.includes(p));
-    const more = spread(rest, room);
-    picked.set(kind, [...picked.get(kind)!, ...more]);
-    room -= more.length;
-  }
-  return PROBE_KINDS.flatMap((kind) => picked.get(kind)!.sort((a, b) => a.message - b.message));
-}
-
-/** `n` items spread evenly over the list, first and last included. */
-function spread<T>(items: readonly T[], n: number): T[] {
-  if (n <= 0) return [];
-  if (items.length <= n) return [...items];
-  if (n === 1) return [items[0]!];
-  return Array.from({ length: n }, (_, i) => items[Math.round((i * (items.length - 1)) / (n - 1))]!);
-}
-
-const STOPWORDS = new Set(
-  (
-    'the a an and or but if then than that this these those there here with without from into onto over under about after before ' +
-    'for to of on in at by as is are was were be been being it its we our you your they their them he she his her i me my ' +
-    'will would shall should can could may might must do does did done have has had not no yes so also just only very ' +
-    'use using used go going keep switch move instead what which who when where why how all any each some more most other ' +
-    'such same now still again once here there please thanks thank okay sure like want need make made get got let lets'
-  ).split(' '),
-);

@@ -1,16 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
-import type { ChatMessage, ChatRequest } from '../chat/types.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ChatRequest } from '../chat/types.js';
 import { type Config, createModelResolver, type ModelConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { startRecap, type RunningRecap } from '../main.js';
-import { resolveBudget } from '../tokens/budget.js';
 import { countRequest } from '../tokens/count-request.js';
 import { AnswerError, answerText, getJson, postJson } from './ask.js';
 import { readConversation } from './conversation-file.js';
 import { passes } from './grade.js';
 import { buildProbes } from './probes.js';
+import { LineCapture } from './log-capture.js';
 import type { Answer, EvalReport, ProbeResult } from './report.js';
+import { fitsWindow, leadingPinned, withoutStreaming, withProbe } from './requests.js';
 
 // `recap eval` as a client of a real recap: recap runs in this process (in-memory store, no
 // background work, the config's upstreams and models), the conversation goes through it as one
@@ -71,7 +72,7 @@ async function evaluate(opts: EvalOptions & { progress: (line: string) => void }
       `${opts.file}: nothing is evicted: the conversation fits (${prompt_tokens} tokens; compaction starts above ${model.compaction.trigger_ratio} × the ${budget}-token budget)`,
     );
   }
-  const record = (await getJson('recap inspection', `${recap.url}/recap/v1/conversations/${encodeURIComponent(conversation)}`, { authorization: headers.authorization })).json;
+  const record = await storedRecord(`${recap.url}/recap/v1/conversations/${encodeURIComponent(conversation)}`, headers.authorization);
   const checkpoint = [...record.checkpoints].sort((a: any, b: any) => b.covered_messages - a.covered_messages)[0];
   const pinned = leadingPinned(body.messages);
   const evicted = body.messages.slice(pinned, pinned + checkpoint.covered_messages);
@@ -125,54 +126,24 @@ async function evaluate(opts: EvalOptions & { progress: (line: string) => void }
   };
 }
 
+/**
+ * The conversation's checkpoints. recap writes a checkpoint once its reply has gone out whole, and
+ * the client can have the reply a moment before that write is done: a 404 is waited out, briefly.
+ */
+async function storedRecord(url: string, authorization: string): Promise<any> {
+  const deadline = Date.now() + 2_000;
+  for (;;) {
+    try {
+      return (await getJson('recap inspection', url, { authorization })).json;
+    } catch (err) {
+      if (!(err instanceof AnswerError && err.status === 404) || Date.now() > deadline) throw err;
+      await sleep(20);
+    }
+  }
+}
+
 function answer(completion: unknown, expected: readonly string[], promptTokens: number): Answer {
   const text = answerText(completion);
   return { text, passed: passes(text, expected), promptTokens };
 }
 
-/** Null when the full history plus a probe fits the model's context window, else why not. */
-function fitsWindow(request: ChatRequest, model: ModelConfig): string | null {
-  const counted = countRequest(request, model);
-  const reserved = resolveBudget(model, request, 0).outputReservation;
-  if (counted.prompt_tokens + reserved <= model.context_window) return null;
-  return `the full history (${counted.prompt_tokens} tokens + ${reserved} for the reply) does not fit the ${model.context_window}-token context window`;
-}
-
-function leadingPinned(messages: readonly ChatMessage[]): number {
-  let n = 0;
-  while (n < messages.length && (messages[n]!.role === 'system' || messages[n]!.role === 'developer')) n++;
-  return n;
-}
-
-function withoutStreaming(body: ChatRequest): ChatRequest {
-  const { stream: _stream, stream_options: _options, ...rest } = body;
-  return rest as ChatRequest;
-}
-
-/** The conversation with the probe as the last user message; a tool call would not answer it. */
-function withProbe(request: ChatRequest, question: string): ChatRequest {
-  const asked: ChatRequest = { ...request, messages: [...request.messages, { role: 'user', content: question }] };
-  if (Array.isArray(request.tools) && request.tools.length > 0) asked.tool_choice = 'none';
-  return asked;
-}
-
-/** recap's log lines, kept to tell why a compaction degraded. */
-class LineCapture extends Writable {
-  private readonly lines: string[] = [];
-  override _write(chunk: Buffer, _enc: string, cb: () => void) {
-    this.lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-    if (this.lines.length > 200) this.lines.splice(0, this.lines.length - 200);
-    cb();
-  }
-  lastDegradeReason(): string | null {
-    for (const line of [...this.lines].reverse()) {
-      try {
-        const entry = JSON.parse(line) as { msg?: string; reason?: string };
-        if (entry.msg?.startsWith('compaction degraded')) return entry.reason ?? null;
-      } catch {
-        // not a JSON line
-      }
-    }
-    return null;
-  }
-}
