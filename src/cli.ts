@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { UsageError, wantsHelp } from './cli-args.js';
 import { ConfigError } from './config.js';
+import { EVAL_USAGE } from './eval/usage.js';
 
 // `recap <command>`: one table entry per command (its one-line summary, its --help text, and how
 // to run it). Commands load their code only when run, so `recap --help` starts at once.
@@ -42,6 +43,11 @@ environment: RECAP_CONFIG, PORT, REDIS_URL, RECAP_SECRET; traces with OTEL_EXPOR
   --turns N   turns of the conversation (default 40)
   -h, --help  print this text`,
     run: async (args) => (await import('./demo-command.js')).demoCommand(args),
+  },
+  eval: {
+    summary: 'how much of what compaction evicted the model still recalls, on your own conversation',
+    usage: EVAL_USAGE,
+    run: async (args) => (await import('./eval/command.js')).evalCommand(args),
   },
   health: {
     summary: "probe a running recap's /healthz (for container health checks)",

@@ -61,6 +61,8 @@ export const compactionSchema = z
     prepare_ratio: ratio.default(0.8),
     prompt: z.string().min(1).optional(),
     template_max_bytes: positiveInt.default(8192),
+    // Identifiers the summary lacks are appended verbatim in a ledger section (compaction/ledger.ts).
+    ledger: z.boolean().default(true),
   })
   .strict()
   .refine((c) => c.target_ratio < c.trigger_ratio, {

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Caller } from './auth/caller.js';
 import { TENANT_HASH, clientTenant, conversationIdHash, keepsRecords, tenantOfCaller } from './conversation/identify.js';
 import { errors } from './errors.js';
+import { isLive, isPending, prefixOf } from './store/checkpoints.js';
 import type { Records } from './pipeline/records.js';
 import type { ConversationKey } from './store/store.js';
 
@@ -67,13 +68,21 @@ export function inspectionTarget(
 export async function describeConversation(records: Records, key: ConversationKey, id: string) {
   const record = await records.load(key);
   if (record === 'unavailable') throw errors.storeUnavailable();
-  if (!record || record.checkpoints.length === 0) throw errors.notFound('Conversation');
+  const now = Date.now();
+  const live = record?.checkpoints.filter((cp) => isLive(cp, now)) ?? [];
+  if (!record || live.length === 0) throw errors.notFound('Conversation');
   return {
     id,
     version: record.version,
     updated_at: new Date(record.updatedAt).toISOString(),
-    checkpoints: record.checkpoints.map((cp) => ({
+    checkpoints: live.map((cp) => ({
       covered_messages: cp.covered,
+      // Indices after the pinned messages: below covered_messages, shown verbatim after the summary;
+      // above it, tool results shown as a cleared stub.
+      kept_messages: cp.kept ?? [],
+      cleared_messages: cp.cleared ?? [],
+      prefix_messages: prefixOf(cp),
+      provisional: isPending(cp),
       summary: cp.summary,
       summary_tokens: cp.summaryTokens,
       covered_tokens: cp.coveredTokens,

@@ -28,11 +28,19 @@ export function createMetrics() {
     storeErrors: new Counter({ ...r, name: 'recap_store_errors_total', help: 'Store operations that failed (served without records)', labelNames: ['op'] }),
     storeDuration: new Histogram({ ...r, name: 'recap_store_duration_seconds', help: 'Store operation latency', labelNames: ['op'], buckets: LATENCY_BUCKETS }),
     upstreamDuration: new Histogram({ ...r, name: 'recap_upstream_headers_seconds', help: 'Time from forwarding to the upstream response headers', labelNames: ['upstream'], buckets: LATENCY_BUCKETS }),
+    ledgerIdentifiers: new Counter({ ...r, name: 'recap_ledger_identifiers_total', help: 'Identifiers of new summaries: kept by the summarizer, appended by recap in the ledger, dropped for size', labelNames: ['model', 'outcome'] }),
     calibration: new Gauge({ ...r, name: 'recap_calibration_ratio', help: 'Smoothed ratio of upstream-reported to estimated prompt tokens', labelNames: ['model'], aggregator: 'average' }),
   };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** Counts the identifiers of one new summary by what became of them (the ledger, compaction/ledger.ts). */
+export function countLedger(metrics: Metrics, model: string, counts: { kept: number; appended: number; dropped: number }): void {
+  metrics.ledgerIdentifiers.inc({ model, outcome: 'kept' }, counts.kept);
+  metrics.ledgerIdentifiers.inc({ model, outcome: 'appended' }, counts.appended);
+  metrics.ledgerIdentifiers.inc({ model, outcome: 'dropped' }, counts.dropped);
+}
 
 /** Times an async operation into a histogram (seconds), whether it resolves or throws. */
 export async function timed<T>(h: Histogram<string>, labels: Record<string, string>, fn: () => Promise<T>): Promise<T> {

@@ -1,21 +1,15 @@
 // What the fake answers when nothing is scripted: a deterministic echo of the last user message,
-// or a call to the first tool when the user asks for a tool.
+// a call to the first tool when the user asks for a tool, or the answer to a recall probe.
+import { answerProbe, probeCue } from './fake-probe.js';
+import { textOf } from './fake-text.js';
 import type { ScriptedReply } from './fake-types.js';
-
-/** Text of a message content: a string, or the text parts of a content array. */
-export function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((part) => (typeof part?.text === 'string' ? part.text : ''))
-    .filter((text) => text.length > 0)
-    .join(' ');
-}
 
 export function defaultChatReply(request: any): ScriptedReply {
   const messages: any[] = Array.isArray(request?.messages) ? request.messages : [];
   const tools: any[] = Array.isArray(request?.tools) ? request.tools : [];
   const last = messages.at(-1);
+  const cue = last?.role === 'user' ? probeCue(textOf(last.content)) : null;
+  if (cue !== null) return { content: answerProbe(messages.slice(0, -1), cue) };
   if (tools.length > 0 && last?.role === 'user' && /\btool\b/i.test(textOf(last.content))) {
     const fn = tools[0]?.function;
     const name = typeof fn?.name === 'string' ? fn.name : 'tool';

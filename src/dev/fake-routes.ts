@@ -50,7 +50,7 @@ async function sendChat(x: Exchange, status: number, headers: Record<string, str
     id: `fake${x.serial}`,
     model: typeof request.model === 'string' ? request.model : 'fake-model',
     promptTokens: options.promptTokens?.(x.record) ?? Math.ceil(JSON.stringify(request.messages ?? []).length / 4),
-    fallback: () => (x.isSummarizerCall ? { content: extractiveSummary(request) } : defaultChatReply(request)),
+    fallback: () => (x.isSummarizerCall ? { content: extractiveSummary(request, { lossy: options.lossySummarizer }) } : defaultChatReply(request)),
   });
   if (request.stream !== true) return sendBody(x, status, headers, completionBody(plan, x.reply.usage ?? true));
   const withUsage = x.reply.usage ?? request.stream_options?.include_usage === true;

@@ -16,13 +16,13 @@ const transcript = [
   'user: Next we should update deploy/run.sh and rerun the tests.',
 ].join('\n');
 
-function summarize(maxTokens?: number) {
+function summarize(maxTokens?: number, text = transcript) {
   return client.chat.completions.create({
     model: SUMMARIZER,
     max_tokens: maxTokens,
     messages: [
       { role: 'system', content: 'Summarize the conversation into the sections Goal, Current state, ...' },
-      { role: 'user', content: transcript },
+      { role: 'user', content: text },
     ],
   });
 }
@@ -69,6 +69,34 @@ describe('summarizer calls', () => {
     expect((await summarize()).choices[0]?.message.content).toBe('');
     const app = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
     expect(app.choices[0]?.message.content).toBe('for the app');
+  });
+
+  it('drops every identifier in lossy mode, keeping the sentences', async () => {
+    fake.setOptions({ lossySummarizer: true });
+    try {
+      const summary = (await summarize()).choices[0]?.message.content ?? '';
+      for (const section of SUMMARY_SECTIONS) expect(summary).toContain(`## ${section}`);
+      for (const id of ['8443', 'ORD-4411', 'src/billing/config.yaml', '7f3a9c21', '7.2', 'https://billing.internal/v1/pay', 'deploy/run.sh']) {
+        expect(summary).not.toContain(id);
+      }
+      expect(summary).toMatch(/## Decisions\n- user: We decided to use Redis … for the session store\./);
+    } finally {
+      fake.setOptions({ lossySummarizer: false });
+    }
+  });
+
+  it("reads recap's input blocks, not the scaffolding around them", async () => {
+    const input = `There is no previous summary.\n\n<transcript>\n${transcript}\n</transcript>\n\nWrite the updated summary now.`;
+    const summary = (await summarize(undefined, input)).choices[0]?.message.content ?? '';
+    expect(summary).toContain('ORD-4411');
+    expect(summary).not.toContain('previous summary');
+    expect(summary).not.toContain('Write the updated summary');
+  });
+
+  it("does not take a previous summary's headings for sentences", async () => {
+    const previous = '<previous_summary>\n## Identifiers from earlier turns (kept verbatim by recap, newest first)\n- ORD-4411\n</previous_summary>';
+    const summary = (await summarize(undefined, `${previous}\n${transcript}`)).choices[0]?.message.content ?? '';
+    expect(summary).not.toContain('kept verbatim by recap');
   });
 
   it('waits summarizerLatencyMs before answering', async () => {

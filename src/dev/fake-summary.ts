@@ -1,8 +1,10 @@
 // The fake summarizer: a deterministic, extractive summary of the transcript a summarizer call
 // sends, laid out in the sections recap asks for. Sentences and identifiers are copied verbatim,
-// so tests can check that facts (numbers, paths, ids) survive compaction and carry-over.
+// so tests can check that facts (numbers, paths, ids) survive compaction and carry-over. The lossy
+// mode plays a summarizer that paraphrases identifiers away ("the ticket", "a file"), as real ones
+// do after a few generations: every id, path, URL and number is replaced by an ellipsis.
 import { getTokenizer } from '../tokens/encodings.js';
-import { textOf } from './fake-default-reply.js';
+import { textOf } from './fake-text.js';
 
 export const SUMMARY_SECTIONS = ['Goal', 'Current state', 'Decisions', 'Facts and identifiers', 'Open questions', 'Next steps'] as const;
 
@@ -22,11 +24,18 @@ const IDENTIFIER = new RegExp(
   'gi',
 );
 
-export function extractiveSummary(request: any): string {
+export interface FakeSummaryOptions {
+  /** Drop every identifier from the summary. */
+  lossy?: boolean;
+}
+
+const DROPPED = '…';
+
+export function extractiveSummary(request: any, options: FakeSummaryOptions = {}): string {
   const messages: any[] = Array.isArray(request?.messages) ? request.messages : [];
   const transcript = messages
     .filter((m) => m?.role === 'user')
-    .map((m) => textOf(m.content))
+    .map((m) => material(textOf(m.content)))
     .join('\n');
   const sentences = sentencesOf(transcript);
   const identifiers = identifiersOf(transcript);
@@ -47,11 +56,11 @@ export function extractiveSummary(request: any): string {
   body['Next steps'] = pick(sentences.filter((s) => /\b(next|todo|then|should|need to|plan to|will)\b/i.test(s)), 4);
   body['Current state'] = pick(sentences.filter((s) => !s.endsWith('?') && !used.has(s)).slice(-2), 2);
   body['Facts and identifiers'] = [
-    ...(identifiers.length > 0 ? [`Identifiers: ${identifiers.join(', ')}`] : []),
+    ...(identifiers.length > 0 && !options.lossy ? [`Identifiers: ${identifiers.join(', ')}`] : []),
     ...pick(sentences.filter((s) => identifiersOf(s).length > 0), 4),
   ];
   const text = SUMMARY_SECTIONS.map((section) => {
-    const lines = body[section].length > 0 ? body[section] : ['none'];
+    const lines = (body[section].length > 0 ? body[section] : ['none']).map((line) => (options.lossy ? withoutIdentifiers(line) : line));
     return `## ${section}\n${lines.map((line) => `- ${line}`).join('\n')}`;
   }).join('\n\n');
   return truncateToTokens(text, maxSummaryTokens(request)).trimEnd();
@@ -76,12 +85,25 @@ function truncateToTokens(text: string, maxTokens: number): string {
   return text.slice(0, lo);
 }
 
+/** What is inside recap's <previous_summary> and <transcript> blocks, when the input has them: not the scaffolding around. */
+function material(text: string): string {
+  const blocks = [...text.matchAll(/<(previous_summary|transcript)>\n([\s\S]*?)\n<\/\1>/g)].map((m) => m[2]!);
+  return blocks.length > 0 ? blocks.join('\n') : text;
+}
+
+function withoutIdentifiers(line: string): string {
+  return line.replace(IDENTIFIER, DROPPED);
+}
+
 function sentencesOf(text: string): string[] {
   const sentences = text
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((s) => s.replace(/^\s*(?:[-*]|#+)\s*/, '').replace(/\s+/g, ' ').trim())
-    // Fragments, and a previous summary's own headings and identifier lists, are not sentences.
-    .filter((s) => s.split(' ').length >= 3 && !s.startsWith('Identifiers: ') && !(SUMMARY_SECTIONS as readonly string[]).includes(s))
+    .split('\n')
+    // Headings (a previous summary's sections, recap's ledger) are structure, not sentences.
+    .filter((line) => !/^\s*#/.test(line))
+    .flatMap((line) => line.split(/(?<=[.!?])\s+/))
+    .map((s) => s.replace(/^\s*[-*]\s*/, '').replace(/\s+/g, ' ').trim())
+    // Fragments, and a previous summary's identifier lists, are not sentences.
+    .filter((s) => s.split(' ').length >= 3 && !s.startsWith('Identifiers: '))
     .map((s) => (s.length > 240 ? `${s.slice(0, 237)}...` : s));
   return [...new Set(sentences)];
 }

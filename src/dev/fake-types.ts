@@ -25,6 +25,8 @@ export interface FakeUpstreamOptions {
   latencyMs?: number;
   /** Chat requests for this model are summarizer calls: answered with an extractive summary. */
   summarizerModel?: string;
+  /** The summarizer drops every identifier (ids, paths, URLs, numbers) from its summaries. */
+  lossySummarizer?: boolean;
   /** Delay before summarizer responses; falls back to latencyMs. */
   summarizerLatencyMs?: number;
   /** Delay between SSE events. */

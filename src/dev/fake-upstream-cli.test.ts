@@ -23,4 +23,25 @@ describe('fake-upstream-cli', () => {
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
   });
+
+  it('plays a lossy summarizer with --lossy-summarizer', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', cli, '--summarizer-model', 'summ', '--lossy-summarizer'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const [url] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+      const res = await fetch(`${url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'summ', messages: [{ role: 'user', content: 'We need ticket SUP-4411 fixed in src/app/main.ts today.' }] }),
+      });
+      const summary = ((await res.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content;
+      expect(summary).toContain('We need ticket … fixed in … today.');
+      expect(summary).not.toContain('SUP-4411');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+  });
 });

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs the fake upstream in its own process, for manual trials and benchmarks:
 //   node dist/dev/fake-upstream-cli.js --port N [--host H] [--latency MS] [--chunk-delay MS]
-//     [--summarizer-model M --summarizer-latency MS]
+//     [--summarizer-model M --summarizer-latency MS --lossy-summarizer]
 // Prints the base URL (http://HOST:PORT/v1) on stdout once listening.
 import { parseArgs } from 'node:util';
 import { startFakeUpstream } from './fake-upstream.js';
@@ -14,6 +14,7 @@ const { values } = parseArgs({
     'chunk-delay': { type: 'string' },
     'summarizer-model': { type: 'string' },
     'summarizer-latency': { type: 'string' },
+    'lossy-summarizer': { type: 'boolean', default: false },
   },
 });
 
@@ -34,6 +35,7 @@ const fake = await startFakeUpstream({
   chunkDelayMs: wholeNumber('chunk-delay', values['chunk-delay']),
   summarizerModel: values['summarizer-model'],
   summarizerLatencyMs: wholeNumber('summarizer-latency', values['summarizer-latency']),
+  lossySummarizer: values['lossy-summarizer'],
   // A long benchmark would otherwise keep every request body in memory.
   maxRecorded: 1000,
 });

@@ -1,7 +1,9 @@
 import type { ChatMessage } from '../chat/types.js';
 import { chunkTranscript, summarizeInChunks } from '../compaction/chunks.js';
+import { collectLedgerCandidates, type LedgerCounts, ledgerForSummary, ledgerReserve } from '../compaction/ledger.js';
 import { buildSummarizerMessages } from '../compaction/prompt.js';
 import { buildTemplateSummary } from '../compaction/template.js';
+import { templateWithLedger } from '../compaction/template-ledger.js';
 import { transcriptEntries } from '../compaction/transcript.js';
 import type { CompactionConfig } from '../config.js';
 import { type Summarizer, SummarizerError, type SummarizerFailure } from '../summarizer/client.js';
@@ -26,21 +28,29 @@ export interface SummaryRequest {
 }
 
 export type SummaryResult =
-  | { ok: true; text: string; summarizerTokens: number; calls: number }
+  | { ok: true; text: string; summarizerTokens: number; calls: number; ledger?: LedgerCounts }
   | { ok: false; reason: SummarizerFailure; calls: number; summarizerTokens: number };
 
 export async function makeSummary(req: SummaryRequest): Promise<SummaryResult> {
   if (req.strategy === 'window') return { ok: true, text: req.previous ?? '', summarizerTokens: 0, calls: 0 };
   if (req.strategy === 'template') {
-    const text = buildTemplateSummary({ previous: req.previous, evicted: req.evicted, maxBytes: req.compaction.template_max_bytes });
-    return { ok: true, text, summarizerTokens: 0, calls: 0 };
+    const input = { previous: req.previous, evicted: req.evicted, maxBytes: req.compaction.template_max_bytes };
+    if (!req.compaction.ledger) return { ok: true, text: buildTemplateSummary(input), summarizerTokens: 0, calls: 0 };
+    const { text, ...ledger } = templateWithLedger({ ...input, countText: req.countText, candidates: await collectLedgerCandidates(req.evicted, req.previous) });
+    return { ok: true, text, summarizerTokens: 0, calls: 0, ledger };
   }
-  return summarizeSpan(req);
+  const max = req.compaction.summary_max_tokens;
+  if (!req.compaction.ledger) return summarizeSpan(req, max);
+  // The summarizer is asked for a little less, so that the ledger fits within the same limit.
+  const candidates = await collectLedgerCandidates(req.evicted, req.previous);
+  const made = await summarizeSpan(req, max - ledgerReserve(candidates, max, req.countText));
+  if (!made.ok) return made;
+  const { text, ...ledger } = ledgerForSummary({ ...req, candidates, text: made.text, summaryMaxTokens: max });
+  return { ...made, text, ledger };
 }
 
-async function summarizeSpan(req: SummaryRequest): Promise<SummaryResult> {
+async function summarizeSpan(req: SummaryRequest, maxTokens: number): Promise<SummaryResult> {
   const s = req.compaction.summarizer!;
-  const maxTokens = req.compaction.summary_max_tokens;
   // Room for the transcript in one call: the model's input limit minus instructions, previous summary and reply.
   const overhead = req.countText(buildSummarizerMessages({ previousSummary: req.previous, transcript: '', maxTokens, promptOverride: req.compaction.prompt }).map((m) => m.content).join('\n'));
   const room = Math.max(512, s.max_input_tokens - overhead - 2 * maxTokens);

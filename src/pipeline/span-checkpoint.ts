@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../chat/types.js';
 import type { Cut } from '../compaction/plan.js';
 import { acceptSummary } from '../compaction/validate-summary.js';
+import { countLedger } from '../metrics.js';
 import type { Checkpoint } from '../store/store.js';
 import type { Analysis } from './analyze.js';
 import type { Base } from './choose-view.js';
@@ -75,5 +76,6 @@ export async function checkpointForCut<T>(ctx: StepContext, a: Analysis<T>, base
       return { ok: false, reason: `summary_${verdict}` };
     }
   }
+  if (result.ledger) countLedger(ctx.deps.metrics, ctx.model.match, result.ledger);
   return { ok: true, checkpoint: describeCheckpoint(a, cut, result.text, strategy === 'summarize' ? compaction.summarizer!.model : strategy) };
 }

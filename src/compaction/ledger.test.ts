@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../chat/types.js';
+import { getTokenizer } from '../tokens/encodings.js';
+import { applyLedger, collectLedgerCandidates, LEDGER_HEADING, ledgerCandidates, ledgerForSummary, ledgerReserve, splitLedger } from './ledger.js';
+
+const countText = (text: string) => getTokenizer('o200k_base').count(text);
+const user = (content: string): ChatMessage => ({ role: 'user', content });
+const SUMMARY = '## Goal\n- The user is fixing a billing refund.';
+
+function ledger(text: string, evicted: ChatMessage[], previous: string | null = null, maxTokens = 1024) {
+  return applyLedger({ candidates: ledgerCandidates(evicted, previous), text, maxTokens, countText });
+}
+
+describe('applyLedger', () => {
+  it('appends the identifiers the summary lacks in a section at its end, newest first', () => {
+    const out = ledger(SUMMARY, [user('Ticket SUP-4411 is about /etc/billing/rates.yaml.'), user('It failed with ECONNREFUSED.')]);
+    expect(out.text).toBe(`${SUMMARY}\n\n${LEDGER_HEADING}\n- ECONNREFUSED\n- SUP-4411\n- /etc/billing/rates.yaml`);
+    expect(out).toMatchObject({ kept: 0, appended: 3, dropped: 0 });
+  });
+
+  it('does not repeat what the summary already mentions', () => {
+    const out = ledger(`${SUMMARY} Ticket SUP-4411.`, [user('Ticket SUP-4411, file /etc/billing/rates.yaml')]);
+    expect(splitLedger(out.text).entries).toEqual(['/etc/billing/rates.yaml']);
+    expect(out).toMatchObject({ kept: 1, appended: 1, dropped: 0 });
+  });
+
+  it('leaves a summary that mentions everything as it is', () => {
+    const out = ledger(`${SUMMARY} Ticket SUP-4411.`, [user('Ticket SUP-4411')]);
+    expect(out.text).toBe(`${SUMMARY} Ticket SUP-4411.`);
+    expect(out).toMatchObject({ kept: 1, appended: 0, dropped: 0 });
+  });
+
+  it('carries the previous ledger forward when the new summary drops its entries', () => {
+    const first = ledger(SUMMARY, [user('Ticket SUP-4411')]).text;
+    const second = ledger('## Goal\n- Still billing.', [user('Now about INV-77')], first);
+    expect(splitLedger(second.text).entries).toEqual(['INV-77', 'SUP-4411']);
+    expect(second.text.split(LEDGER_HEADING)).toHaveLength(2);
+  });
+
+  it('keeps one section when the summarizer copied the previous one into its reply', () => {
+    const previous = ledger(SUMMARY, [user('Ticket SUP-4411')]).text;
+    const copied = `${previous}\n\n## Next steps\n- none`;
+    const out = ledger(copied, [user('Then INV-77')], previous);
+    expect(out.text.split(LEDGER_HEADING)).toHaveLength(2);
+    expect(out.text.endsWith(`${LEDGER_HEADING}\n- INV-77\n- SUP-4411`)).toBe(true);
+    expect(out.text).toContain('## Next steps\n- none');
+  });
+
+  it('collects the same candidates while giving the event loop back', async () => {
+    const evicted = Array.from({ length: 400 }, (_, i) => user(`Order ORD-${10_000 + i} in /srv/app/${i}.json`));
+    const previous = ledger(SUMMARY, [user('Ticket SUP-4411')]).text;
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    try {
+      expect(await collectLedgerCandidates(evicted, previous, 0)).toEqual(ledgerCandidates(evicted, previous));
+    } finally {
+      clearInterval(ticking);
+    }
+    expect(turns).toBeGreaterThan(0);
+  });
+
+  it('counts an identifier mentioned again at its newest place', () => {
+    const candidates = ledgerCandidates([user('SUP-1 first'), user('INV-22 then'), user('SUP-1 again')], null);
+    expect(candidates).toEqual(['SUP-1', 'INV-22']);
+  });
+
+  it('reads tool-call arguments and tool results', () => {
+    const evicted: ChatMessage[] = [
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"src/app/main.ts"}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'export const PORT = 8443;' },
+    ];
+    expect(splitLedger(ledger(SUMMARY, evicted).text).entries).toEqual(['8443', 'src/app/main.ts']);
+  });
+
+  it('survives any number of carry-overs by a summarizer that drops every identifier', () => {
+    let summary: string | null = null;
+    for (let generation = 1; generation <= 12; generation++) {
+      const evicted = Array.from({ length: 25 }, (_, i) => {
+        const turn = (generation - 1) * 25 + i + 1;
+        return user(turn === 3 ? 'Ticket SUP-4411, config /etc/billing/rates.yaml, commit 7f3a9c21.' : `Turn ${turn}: nothing new, just talk.`);
+      });
+      summary = ledger(`## Goal\n- Generation ${generation} of a lossy summary.`, evicted, summary).text;
+    }
+    for (const id of ['SUP-4411', '/etc/billing/rates.yaml', '7f3a9c21']) expect(splitLedger(summary!).entries).toContain(id);
+  });
+
+  it('stays within maxTokens, dropping the oldest identifiers first', () => {
+    const evicted = Array.from({ length: 200 }, (_, i) => user(`Order ORD-${10_000 + i} shipped.`));
+    const out = ledger(SUMMARY, evicted, null, 120);
+    expect(countText(out.text)).toBeLessThanOrEqual(120);
+    const entries = splitLedger(out.text).entries;
+    expect(entries[0]).toBe('ORD-10199');
+    expect(entries).not.toContain('ORD-10000');
+    expect(out.appended).toBe(entries.length);
+    expect(out.appended + out.dropped).toBe(200);
+    expect(out.dropped).toBeGreaterThan(0);
+  });
+
+  it('fits as many entries as the limit allows, to the token', () => {
+    const evicted = Array.from({ length: 60 }, (_, i) => user(`Order ORD-${10_000 + i} shipped.`));
+    for (const limit of [40, 77, 150, 333]) {
+      const out = ledger(SUMMARY, evicted, null, limit);
+      expect(countText(out.text)).toBeLessThanOrEqual(limit);
+      if (out.dropped > 0 && out.appended > 0) {
+        const oneMore = `${out.text}\n- ORD-${10_059 - out.appended}`;
+        expect(countText(oneMore)).toBeGreaterThan(limit);
+      }
+    }
+  });
+
+  it('never cuts the summary itself: over the limit, it gets no ledger', () => {
+    const long = `## Goal\n- ${'word '.repeat(300)}`;
+    const out = ledger(long, [user('Ticket SUP-4411')], null, 100);
+    expect(out.text).toBe(long.trim());
+    expect(out).toMatchObject({ appended: 0, dropped: 1 });
+  });
+
+  it('stays within maxBytes too', () => {
+    const evicted = Array.from({ length: 50 }, (_, i) => user(`Order ORD-${10_000 + i} shipped.`));
+    const out = applyLedger({ candidates: ledgerCandidates(evicted, null), text: SUMMARY, maxTokens: 10_000, countText, maxBytes: 300 });
+    expect(new TextEncoder().encode(out.text).length).toBeLessThanOrEqual(300);
+    expect(out.appended).toBeGreaterThan(0);
+    expect(out.dropped).toBeGreaterThan(0);
+  });
+
+  it('never puts a redacted secret back, from the messages or from an old summary', () => {
+    const evicted = [user('Use sk-proj-abc123def456ghi789jkl012 on postgres://app:hunter2hunter2@db.internal:5432/app, AKIAIOSFODNN7EXAMPLE')];
+    // A summary stored before a pattern existed may still hold a secret in its ledger.
+    const previous = `${SUMMARY}\n\n${LEDGER_HEADING}\n- ghp_${'a1'.repeat(18)}\n- SUP-4411`;
+    const out = ledger(SUMMARY, evicted, previous);
+    for (const secret of ['sk-proj', 'hunter2', 'AKIA', 'ghp_']) expect(out.text).not.toContain(secret);
+    expect(splitLedger(out.text).entries).toEqual(['postgres://app:[REDACTED:url_credentials]@db.internal:5432/app', '[REDACTED:github_token]', 'SUP-4411']);
+  });
+});
+
+describe('ledgerForSummary', () => {
+  it('keeps the summary smaller than what it replaces', () => {
+    const evicted = Array.from({ length: 10 }, (_, i) => user(`ORD-${10_000 + i}`));
+    const evictedTokens = 10 * 12;
+    const out = ledgerForSummary({ candidates: ledgerCandidates(evicted, null), previous: null, text: SUMMARY, summaryMaxTokens: 1024, evictedTokens, countText });
+    expect(countText(out.text)).toBeLessThanOrEqual(evictedTokens - 96);
+    expect(out.dropped).toBeGreaterThan(0);
+  });
+});
+
+describe('ledgerReserve', () => {
+  it('asks the summarizer to leave room for the candidates, at most a quarter of the limit', () => {
+    expect(ledgerReserve([], 1000, countText)).toBe(0);
+    const few = ledgerReserve(['SUP-4411'], 1000, countText);
+    expect(few).toBe(countText(`\n\n${LEDGER_HEADING}\n- SUP-4411\n`));
+    const many = Array.from({ length: 300 }, (_, i) => `ORD-${10_000 + i}`);
+    expect(ledgerReserve(many, 1000, countText)).toBe(250);
+  });
+});

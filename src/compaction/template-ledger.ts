@@ -1,0 +1,45 @@
+import type { ChatMessage } from '../chat/types.js';
+import { applyLedger, LEDGER_HEADING, type LedgerResult, splitLedger } from './ledger.js';
+import { buildTemplateSummary } from './template.js';
+
+// The ledger on the `template` strategy. The rollup keeps one line per message and loses its
+// oldest lines past `template_max_bytes`; the ledger keeps, in far fewer bytes, the identifiers
+// those lines held. Both share the byte cap: when the ledger does not fit beside a full rollup,
+// the rollup gives up its oldest text, at most half the cap, to make room.
+
+export interface TemplateLedgerInput {
+  /** The previous rollup (its ledger section included), or null. */
+  previous: string | null;
+  evicted: readonly ChatMessage[];
+  /** template_max_bytes; 0 means unbounded. */
+  maxBytes: number;
+  countText: (text: string) => number;
+  /** ledgerCandidates of the evicted messages and the previous rollup. */
+  candidates: readonly string[];
+}
+
+export function templateWithLedger(input: TemplateLedgerInput): LedgerResult {
+  const { evicted, previous, maxBytes, countText, candidates } = input;
+  // The rollup carries the previous rollup's lines; its ledger is carried by the ledger itself.
+  const rollupPrevious = previous === null ? null : splitLedger(previous).body;
+  const rollup = (bytes: number) => buildTemplateSummary({ previous: rollupPrevious, evicted, maxBytes: bytes });
+  const ledger = (text: string) =>
+    applyLedger({ candidates, text, maxTokens: Number.POSITIVE_INFINITY, countText, ...(maxBytes > 0 ? { maxBytes } : {}) });
+  const full = ledger(rollup(maxBytes));
+  if (full.dropped === 0 || maxBytes === 0) return full;
+  const wanted = byteLength(`\n\n${LEDGER_HEADING}\n`) + (full.appended + full.dropped) * averageEntryBytes(full);
+  const shrunk = ledger(rollup(Math.max(Math.ceil(maxBytes / 2), maxBytes - wanted)));
+  return shrunk.appended > full.appended ? shrunk : full;
+}
+
+function averageEntryBytes(r: LedgerResult): number {
+  const entries = splitLedger(r.text).entries;
+  if (entries.length === 0) return 24;
+  return Math.ceil(entries.reduce((n, e) => n + byteLength(e) + 3, 0) / entries.length);
+}
+
+const encoder = new TextEncoder();
+
+function byteLength(text: string): number {
+  return encoder.encode(text).length;
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import type { Probe } from './probes.js';
+import { type EvalReport, reportJson, reportTable } from './report.js';
+
+const probe = (kind: Probe['kind'], expected: string): Probe => ({ kind, question: `Earlier in this conversation "${expected}"?`, expected: [expected], message: 0 });
+const answer = (passed: boolean) => ({ text: passed ? 'yes' : 'no', passed, promptTokens: 100 });
+
+function report(full: boolean): EvalReport {
+  return {
+    file: 'c.json',
+    model: 'm',
+    configMatch: 'm*',
+    strategy: 'summarize',
+    ledger: true,
+    messages: 600,
+    evictedMessages: 300,
+    summaryTokens: 900,
+    tokensFull: 20_000,
+    tokensCompacted: 8_000,
+    summarizerCalls: 1,
+    summarizerTokens: 12_345,
+    ledgerCounts: { kept: 3, appended: 10, dropped: 2 },
+    fullSkipped: full ? null : 'too long',
+    results: [
+      { probe: probe('identifier', 'A-1'), compacted: answer(true), full: full ? answer(true) : null },
+      { probe: probe('identifier', 'B-2'), compacted: answer(false), full: full ? answer(true) : null },
+      { probe: probe('fact', 'C-3'), compacted: answer(false), full: full ? answer(false) : null },
+    ],
+  };
+}
+
+describe('reportJson', () => {
+  it('has the contract keys, recall per view and per kind', () => {
+    const json = reportJson(report(true));
+    expect(json).toMatchObject({ probes: 3, recall_compacted: 0.333, recall_full: 0.667, tokens_full: 20_000, tokens_compacted: 8_000, summarizer_calls: 1 });
+    expect(json.by_kind).toMatchObject({ identifier: { probes: 2, recall_compacted: 0.5, recall_full: 1 }, decision: { probes: 0, recall_compacted: null } });
+    expect((json.results as unknown[])[1]).toEqual({ kind: 'identifier', question: 'Earlier in this conversation "B-2"?', expected: ['B-2'], compacted: { passed: false, answer: 'no' }, full: { passed: true, answer: 'yes' } });
+  });
+
+  it('has no full recall when the full history was not asked', () => {
+    expect(reportJson(report(false))).toMatchObject({ recall_full: null, full_skipped: 'too long' });
+  });
+});
+
+describe('reportTable', () => {
+  it('shows both views side by side', () => {
+    const table = reportTable(report(true));
+    expect(table).toMatch(/^recall +1\/3 33% +2\/3 67%$/m);
+    expect(table).toMatch(/^prompt tokens +8,000 +20,000$/m);
+    expect(table).toMatch(/^ {2}identifier \(2\) +1\/2 50% +2\/2 100%$/m);
+    expect(table).toContain('summarizer: 1 call, 12,345 tokens (input + output); each request saves 12,000 prompt tokens (60%)');
+  });
+
+  it('says why the full history was not asked', () => {
+    const table = reportTable(report(false));
+    expect(table).toMatch(/^recall +1\/3 33% +n\/a$/m);
+    expect(table).toContain('full history not asked: too long');
+  });
+});

@@ -1,0 +1,152 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ChatRequest } from '../chat/types.js';
+import { type Config, createModelResolver, type ModelConfig } from '../config.js';
+import { createLogger } from '../logger.js';
+import { startRecap, type RunningRecap } from '../main.js';
+import { countRequest } from '../tokens/count-request.js';
+import { AnswerError, answerText, getJson, postJson } from './ask.js';
+import { readConversation } from './conversation-file.js';
+import { passes } from './grade.js';
+import { buildProbes } from './probes.js';
+import { DEFAULT_MAX_PROBES } from './usage.js';
+import { LineCapture } from './log-capture.js';
+import type { Answer, EvalReport, ProbeResult } from './report.js';
+import { fitsWindow, leadingPinned, withoutStreaming, withProbe } from './requests.js';
+
+// `recap eval` as a client of a real recap: recap runs in this process (in-memory store, no
+// background work, the config's upstreams and models), the conversation goes through it as one
+// request and compacts exactly as a real request would, the inspection endpoint tells what was
+// evicted, and each probe is asked through recap (which reuses its checkpoint: the model sees
+// recap's view) and straight to the upstream with the whole history, when that fits the window.
+
+export interface EvalOptions {
+  file: string;
+  config: Config;
+  maxProbes?: number;
+  /** The bearer credential the eval sends: the tenant, and the upstream's key when it has no api_key. */
+  credential?: string;
+  progress?: (line: string) => void;
+}
+
+
+export async function runEval(opts: EvalOptions): Promise<EvalReport> {
+  const progress = opts.progress ?? (() => {});
+  const body = await readConversation(opts.file);
+  const model = createModelResolver(opts.config.models)(body.model);
+  if (!model) throw new Error(`${opts.file}: no entry of the config's models matches "${body.model}"`);
+  if (model.compaction.strategy === 'off') throw new Error(`model "${body.model}" (config "${model.match}") has compaction.strategy off: recap evicts nothing from it`);
+  const logs = new LineCapture();
+  const recap = await startRecap(evalConfig(opts.config), { port: 0, host: '127.0.0.1', logger: createLogger('warn', logs) });
+  try {
+    return await evaluate({ ...opts, progress }, body, model, recap, logs);
+  } finally {
+    await recap.close();
+  }
+}
+
+/** The user's config, but self-contained: in-memory store, no background jobs, loopback, quiet. */
+function evalConfig(config: Config): Config {
+  return {
+    ...config,
+    server: { ...config.server, host: '127.0.0.1', port: 0, secret: config.server.secret ?? randomBytes(24).toString('base64url') },
+    store: { ...config.store, url: undefined },
+    background: { ...config.background, enabled: false },
+  };
+}
+
+async function evaluate(opts: EvalOptions & { progress: (line: string) => void }, body: ChatRequest, model: ModelConfig, recap: RunningRecap, logs: LineCapture): Promise<EvalReport> {
+  const conversation = `recap-eval-${randomUUID()}`;
+  const credential = opts.credential ?? 'recap-eval';
+  const headers = { authorization: `Bearer ${credential}`, [opts.config.server.conversation_header[0]!]: conversation };
+  const chatUrl = `${recap.url}/v1/chat/completions`;
+  const request = withoutStreaming(body);
+
+  opts.progress(`compacting ${body.messages.length} messages through recap (${model.compaction.strategy}, ${model.compaction.ledger ? 'ledger on' : 'ledger off'})`);
+  const first = await postJson('recap', chatUrl, request, headers);
+  const action = first.headers.get('x-recap-action');
+  if (action === 'degraded') throw new Error(`compaction failed (${logs.lastDegradeReason() ?? 'unknown reason'}): recap dropped the oldest rounds instead; check the summarizer config`);
+  if (action !== 'compacted') {
+    const { prompt_tokens, budget } = countRequest(request, model);
+    throw new Error(
+      `${opts.file}: nothing is evicted: the conversation fits (${prompt_tokens} tokens; compaction starts above ${model.compaction.trigger_ratio} × the ${budget}-token budget)`,
+    );
+  }
+  const record = await storedRecord(`${recap.url}/recap/v1/conversations/${encodeURIComponent(conversation)}`, headers.authorization);
+  const checkpoint = [...record.checkpoints].sort((a: any, b: any) => b.covered_messages - a.covered_messages)[0];
+  const pinned = leadingPinned(body.messages);
+  // What the summary took in: the covered messages but those recap keeps verbatim after it.
+  const keptVerbatim = new Set<number>(checkpoint.kept_messages ?? []);
+  const covered = body.messages.slice(pinned, pinned + checkpoint.covered_messages);
+  const evicted = covered.filter((_, i) => !keptVerbatim.has(i));
+  const kept = [...body.messages.slice(0, pinned), ...covered.filter((_, i) => keptVerbatim.has(i)), ...body.messages.slice(pinned + checkpoint.covered_messages)];
+  const probes = buildProbes({ evicted, kept, maxProbes: opts.maxProbes ?? DEFAULT_MAX_PROBES });
+  if (probes.length === 0) throw new Error(`${opts.file}: no probe could be made from the ${evicted.length} evicted messages (no identifiers, facts or decisions that the kept part does not repeat)`);
+
+  const upstream = opts.config.upstreams[model.upstream]!;
+  const direct = { url: `${upstream.base_url.replace(/\/+$/, '')}/chat/completions`, authorization: `Bearer ${upstream.api_key ?? credential}` };
+  let fullSkipped = fitsWindow(withProbe(request, probes[0]!.question), model);
+  const results: ProbeResult[] = [];
+  for (const [i, probe] of probes.entries()) {
+    opts.progress(`probe ${i + 1}/${probes.length} (${probe.kind})`);
+    const asked = withProbe(request, probe.question);
+    const viaRecap = await postJson('recap', chatUrl, asked, headers);
+    const compacted = answer(viaRecap.json, probe.expected, Number(viaRecap.headers.get('x-recap-tokens-out')));
+    let full: Answer | null = null;
+    if (fullSkipped === null) {
+      try {
+        const straight = await postJson(`upstream "${model.upstream}"`, direct.url, asked, { authorization: direct.authorization });
+        full = answer(straight.json, probe.expected, Number(viaRecap.headers.get('x-recap-tokens-in')));
+      } catch (err) {
+        if (!(err instanceof AnswerError && err.contextTooLong)) throw err;
+        fullSkipped = `the upstream refused the full history as too long (${err.status})`;
+      }
+    }
+    results.push({ probe, compacted, full });
+  }
+  if (fullSkipped !== null) for (const r of results) r.full = null;
+
+  const metrics = recap.runtime.metrics;
+  const sum = async (metric: { get(): Promise<{ values: { labels: Record<string, unknown>; value: number }[] }> }, where: (labels: Record<string, unknown>) => boolean = () => true) =>
+    (await metric.get()).values.filter((v) => where(v.labels)).reduce((s, v) => s + v.value, 0);
+  const ledgerOf = (outcome: string) => sum(metrics.ledgerIdentifiers, (l) => l.model === model.match && l.outcome === outcome);
+  return {
+    file: opts.file,
+    model: body.model,
+    configMatch: model.match,
+    strategy: model.compaction.strategy,
+    ledger: model.compaction.ledger,
+    messages: body.messages.length,
+    evictedMessages: evicted.length,
+    summaryTokens: checkpoint.summary_tokens,
+    tokensFull: Number(first.headers.get('x-recap-tokens-in')),
+    tokensCompacted: Number(first.headers.get('x-recap-tokens-out')),
+    summarizerCalls: await sum(metrics.summarizerCalls),
+    summarizerTokens: await sum(metrics.summarizerTokens),
+    ledgerCounts: { kept: await ledgerOf('kept'), appended: await ledgerOf('appended'), dropped: await ledgerOf('dropped') },
+    fullSkipped,
+    results,
+  };
+}
+
+/**
+ * The conversation's checkpoints. recap writes a checkpoint once its reply has gone out whole, and
+ * the client can have the reply a moment before that write is done: a 404 is waited out, briefly.
+ */
+async function storedRecord(url: string, authorization: string): Promise<any> {
+  const deadline = Date.now() + 2_000;
+  for (;;) {
+    try {
+      return (await getJson('recap inspection', url, { authorization })).json;
+    } catch (err) {
+      if (!(err instanceof AnswerError && err.status === 404) || Date.now() > deadline) throw err;
+      await sleep(20);
+    }
+  }
+}
+
+function answer(completion: unknown, expected: readonly string[], promptTokens: number): Answer {
+  const text = answerText(completion);
+  return { text, passed: passes(text, expected), promptTokens };
+}
+

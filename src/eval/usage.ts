@@ -1,0 +1,18 @@
+// The usage text of `recap eval`, apart from its code so that the CLI's table can show it without
+// loading the eval.
+
+/** Probes asked at most, unless --max-probes says otherwise. */
+export const DEFAULT_MAX_PROBES = 24;
+
+export const EVAL_USAGE = `usage: recap eval FILE [--config FILE] [--json] [--max-probes N]
+
+Compacts FILE (one whole conversation as a chat request body: model, messages, tools) through an
+in-process recap with the config's models and upstreams (really calling the summarizer), then asks
+the model probe questions about what was evicted, through recap's view and with the full history,
+and prints the recall of each. Costs one model call per probe and view, plus the compaction.
+
+  --config FILE     recap config (default: RECAP_CONFIG or config/recap.yaml)
+  --json            print {"probes", "recall_compacted", "recall_full", "tokens_full", "tokens_compacted", …}
+  --max-probes N    at most N probes (default ${DEFAULT_MAX_PROBES})
+
+The eval authenticates with OPENAI_API_KEY (when set) wherever an upstream has no api_key.`;

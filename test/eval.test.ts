@@ -1,0 +1,108 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Config, loadConfig } from '../src/config.js';
+import { type FakeUpstream, startFakeUpstream } from '../src/dev/fake-upstream.js';
+import { reportJson } from '../src/eval/report.js';
+import { runEval } from '../src/eval/run.js';
+
+// `recap eval` on the shipped example conversation against the fake upstream, whose summarizer
+// drops every identifier (lossy mode) and whose model answers probes from what it was sent.
+
+const ROOT = join(import.meta.dirname, '..');
+const EXAMPLE = join(ROOT, 'examples/conversations/support-ticket.json');
+const CONFIG = join(ROOT, 'examples/eval-fake.yaml');
+const run = promisify(execFile);
+
+let fake: FakeUpstream;
+let config: Config;
+beforeAll(async () => {
+  fake = await startFakeUpstream({ summarizerModel: 'fake-summarizer', lossySummarizer: true });
+  config = loadConfig(CONFIG, { FAKE_UPSTREAM_URL: fake.url });
+});
+afterAll(() => fake.close());
+
+function withCompaction(c: Config, compaction: Record<string, unknown>, model: Record<string, unknown> = {}): Config {
+  return { ...c, models: c.models.map((m) => ({ ...m, ...model, compaction: { ...m.compaction, ...compaction } })) };
+}
+
+function cli(args: string[]) {
+  return run(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'eval', ...args], { cwd: ROOT, env: { ...process.env, REDIS_URL: '', FAKE_UPSTREAM_URL: fake.url } });
+}
+
+async function file(content: string): Promise<string> {
+  const path = join(await mkdtemp(join(tmpdir(), 'recap-eval-')), 'conversation.json');
+  await writeFile(path, content);
+  return path;
+}
+
+describe('recap eval', () => {
+  it('recalls measurably more of what was evicted with the ledger on than off', async () => {
+    const on = reportJson(await runEval({ file: EXAMPLE, config }));
+    const off = reportJson(await runEval({ file: EXAMPLE, config: withCompaction(config, { ledger: false }) }));
+    expect(on.probes).toBe(off.probes);
+    expect(on.probes).toBeGreaterThanOrEqual(20);
+    expect(on.recall_full).toBe(1);
+    expect(off.recall_full).toBe(1);
+    expect(on.recall_compacted as number).toBeGreaterThanOrEqual((off.recall_compacted as number) + 0.15);
+    const identifiers = (r: Record<string, unknown>) => (r.by_kind as Record<string, { recall_compacted: number }>).identifier!.recall_compacted;
+    expect(identifiers(on)).toBeGreaterThan(identifiers(off));
+    expect((on.ledger_identifiers as { appended: number }).appended).toBeGreaterThan(0);
+    expect(on.tokens_compacted as number).toBeLessThan(on.tokens_full as number);
+    expect(on.summarizer_calls).toBe(1);
+  }, 60_000);
+
+  it('prints the documented JSON with --json, and progress on stderr', async () => {
+    const { stdout, stderr } = await cli([EXAMPLE, '--config', CONFIG, '--json', '--max-probes', '6']);
+    const out = JSON.parse(stdout) as Record<string, unknown>;
+    expect(Object.keys(out)).toEqual(expect.arrayContaining(['probes', 'recall_compacted', 'recall_full', 'tokens_full', 'tokens_compacted', 'summarizer_calls', 'summarizer_tokens']));
+    expect(out.probes).toBe(6);
+    expect(typeof out.recall_compacted).toBe('number');
+    expect(stderr).toMatch(/^recap eval: compacting 602 messages through recap/m);
+    expect(stderr).toMatch(/^recap eval: probe 6\/6/m);
+  }, 60_000);
+
+  it('prints a table without --json', async () => {
+    const { stdout } = await cli([EXAMPLE, '--config', CONFIG, '--max-probes', '4']);
+    expect(stdout).toMatch(/^recall +\d+\/4 +\d+% +4\/4 100%$/m);
+    expect(stdout).toMatch(/^prompt tokens +[\d,]+ +[\d,]+$/m);
+    expect(stdout).toMatch(/^summarizer: 1 call, [\d,]+ tokens/m);
+  }, 60_000);
+
+  it('gets a clear error and a non-zero exit for a bad FILE', async () => {
+    const missing = (await cli(['/nonexistent/conversation.json', '--config', CONFIG]).catch((e: unknown) => e)) as { code: number; stderr: string };
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('/nonexistent/conversation.json: no such file');
+
+    const notJson = await file('{"model": "support-assistant", ');
+    await expect(runEval({ file: notJson, config })).rejects.toThrow(`${notJson}: not JSON`);
+    const notChat = await file('{"model": "support-assistant", "input": "hi"}');
+    await expect(runEval({ file: notChat, config })).rejects.toThrow(`${notChat}: not a chat request body`);
+    const noModel = await file('{"model": "gpt-unknown", "messages": [{"role": "user", "content": "hi"}]}');
+    await expect(runEval({ file: noModel, config })).rejects.toThrow('no entry of the config\'s models matches "gpt-unknown"');
+    const fits = await file('{"model": "support-assistant", "messages": [{"role": "user", "content": "hi"}]}');
+    await expect(runEval({ file: fits, config })).rejects.toThrow(/nothing is evicted: the conversation fits \(\d+ tokens; compaction starts above 0\.5 × the \d+-token budget\)/);
+    await expect(runEval({ file: EXAMPLE, config: withCompaction(config, { strategy: 'off' }) })).rejects.toThrow('compaction.strategy off');
+  }, 60_000);
+
+  it('says why when the compaction fails', async () => {
+    fake.enqueue({ status: 500 }, { model: 'fake-summarizer' });
+    await expect(runEval({ file: EXAMPLE, config })).rejects.toThrow('compaction failed (summarizer_error)');
+  }, 60_000);
+
+  it('asks only through recap when the full history does not fit the window', async () => {
+    const small = withCompaction(config, { trigger_ratio: 1, target_ratio: 0.6 }, { context_window: 16_000 });
+    const report = reportJson(await runEval({ file: EXAMPLE, config: small, maxProbes: 4 }));
+    expect(report.recall_full).toBeNull();
+    expect(report.full_skipped).toMatch(/does not fit the 16000-token context window/);
+    expect(typeof report.recall_compacted).toBe('number');
+  }, 60_000);
+
+  it('prints its usage with --help', async () => {
+    const { stdout } = await cli(['--help']);
+    expect(stdout).toMatch(/^usage: recap eval FILE \[--config FILE\] \[--json\]/);
+  }, 30_000);
+});
