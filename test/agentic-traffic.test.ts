@@ -1,0 +1,121 @@
+import type OpenAI from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '../src/dev/fake-upstream.js';
+import { prose } from './helpers/conversation.js';
+import { type Deployment, type DeploymentKind, startDeployment } from './helpers/deployment.js';
+import { SUMMARIZER, smallModel } from './helpers/harness.js';
+
+// Issue 17: compaction under agentic traffic (rules 9 and 10), on one process and on two replicas
+// sharing Redis. Rapid turns make one summarizer call per boundary, each building on the one before;
+// a summary is used by every waiting request as soon as it is made, however long the compacting
+// request's own reply takes; branches of one opening never block each other; a failed summary is
+// retried by a waiter instead of degrading everyone.
+
+type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+const MODEL = 'gpt-test-small';
+const KINDS: DeploymentKind[] = ['one process', 'two processes on one Redis'];
+
+let deployment: Deployment | undefined;
+afterEach(async () => {
+  await deployment?.close();
+  deployment = undefined;
+});
+
+async function send(d: Deployment, n: number, messages: Msg[], conversation?: string): Promise<{ action: string; reply: string }> {
+  const { data, response } = await d.client(n, conversation).chat.completions.create({ model: MODEL, messages }).withResponse();
+  return { action: response.headers.get('x-recap-action')!, reply: data.choices[0]!.message.content ?? '' };
+}
+
+/** What the summarizer was given as the previous summary, and what it answered. */
+function summarizerExchange(d: Deployment, r: RecordedRequest): { previous: string | null; input: string; reply: string } {
+  const input = (r.json as { messages: { content: string }[] }).messages[1]!.content;
+  const previous = /<previous_summary>\n([\s\S]*?)\n<\/previous_summary>/.exec(input)?.[1] ?? null;
+  const reply = (JSON.parse(d.fake.sentBytes(r).toString()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content;
+  return { previous, input, reply };
+}
+
+/** An over-budget history: 30 rounds after a system message, then a question. */
+function history(tag = ''): Msg[] {
+  const messages: Msg[] = [{ role: 'system', content: 'You help the ops team.' }];
+  for (let t = 1; t <= 30; t++) messages.push({ role: 'user', content: `${tag}${prose(t)}` }, { role: 'assistant', content: `noted ${t}` });
+  messages.push({ role: 'user', content: 'so, what now?' });
+  return messages;
+}
+
+describe.each(KINDS)('agentic traffic on %s', (kind) => {
+  it('rapid turns with background preparation: each summarizer call carries the one before, no two from the same base', async () => {
+    const d = (deployment = await startDeployment(kind, { summarizerModel: SUMMARIZER, summarizerLatencyMs: 300 }, { models: [smallModel()] }));
+    const tags = ['[conv A] ', '[conv B] '];
+    // Two conversations, 40 turns each, at the same time and with no pause between turns.
+    await Promise.all(
+      tags.map(async (tag, c) => {
+        const messages: Msg[] = [{ role: 'system', content: 'You help the ops team.' }];
+        for (let t = 1; t <= 40; t++) {
+          messages.push({ role: 'user', content: `${tag}${prose(t)}` });
+          const { reply } = await send(d, t, messages, `rapid-${c}`);
+          messages.push({ role: 'assistant', content: reply });
+        }
+      }),
+    );
+    await d.settled();
+    for (const tag of tags) {
+      const calls = d.fake.summarizerRequests().map((r) => summarizerExchange(d, r)).filter((x) => x.input.includes(tag));
+      expect(calls.length).toBeGreaterThanOrEqual(2);
+      expect(calls[0]!.previous).toBeNull();
+      // Each later call starts from the summary the one before it made (the ledger may follow it).
+      calls.slice(1).forEach((call, k) => expect(call.previous?.startsWith(calls[k]!.reply.trim())).toBe(true));
+      expect(new Set(calls.map((c) => c.previous)).size).toBe(calls.length);
+    }
+  });
+
+  it('one compaction during a 10 s reply serves 20 concurrent requests at once: none degraded, one summarizer call', async () => {
+    const d = (deployment = await startDeployment(kind, { summarizerModel: SUMMARIZER, summarizerLatencyMs: 800, latencyMs: 10_000 }, { models: [smallModel()], extra: { background: { enabled: false } } }));
+    const started = Date.now();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => send(d, i, history(), 'long-reply')));
+    const actions = results.map((r) => r.action);
+    expect(actions.filter((a) => a === 'compacted')).toHaveLength(1);
+    expect(actions.filter((a) => a === 'reused')).toHaveLength(19);
+    expect(d.fake.summarizerRequests()).toHaveLength(1);
+    // Every request reached the upstream right after the summary, not after the 10 s reply.
+    const summaryAt = d.fake.summarizerRequests()[0]!.receivedAt;
+    for (const r of d.fake.chatRequests()) expect(r.receivedAt - summaryAt).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it('eight branches of one opening without a conversation header never block each other', async () => {
+    const d = (deployment = await startDeployment(kind, { summarizerModel: SUMMARIZER, summarizerLatencyMs: 200 }, { models: [smallModel()] }));
+    const actions = await Promise.all(
+      Array.from({ length: 8 }, async (_, branch) => {
+        // The same system prompt and first user message (sub-agents, retries), then each its own way.
+        const messages: Msg[] = [
+          { role: 'system', content: 'You help the ops team.' },
+          { role: 'user', content: 'Start the incident review for INC-4411.' },
+        ];
+        const seen: string[] = [];
+        for (let t = 1; t <= 30; t++) {
+          const { action, reply } = await send(d, t + branch, messages);
+          seen.push(action);
+          messages.push({ role: 'assistant', content: reply }, { role: 'user', content: `[branch ${branch}] ${prose(t)}` });
+        }
+        return seen;
+      }),
+    );
+    await d.settled();
+    const all = actions.flat();
+    expect(all.filter((a) => a === 'degraded')).toEqual([]);
+    // Every branch overflowed and was compacted on its own.
+    for (const seen of actions) expect(seen.some((a) => a === 'compacted' || a === 'reused')).toBe(true);
+  });
+
+  it('after a failed first summary the waiters wait for the retry instead of degrading', async () => {
+    const d = (deployment = await startDeployment(kind, { summarizerModel: SUMMARIZER, summarizerLatencyMs: 300 }, { models: [smallModel()], extra: { background: { enabled: false } } }));
+    d.fake.enqueue({ status: 500 }, { model: SUMMARIZER });
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => send(d, i, history(), 'failed-first')));
+    const actions = results.map((r) => r.action);
+    // Only the request whose summary failed degrades (rule 8); a waiter makes the summary again.
+    expect(actions.filter((a) => a === 'degraded')).toHaveLength(1);
+    expect(actions.filter((a) => a === 'compacted')).toHaveLength(1);
+    expect(actions.filter((a) => a === 'reused')).toHaveLength(28);
+    expect(d.fake.summarizerRequests()).toHaveLength(2);
+  });
+});
