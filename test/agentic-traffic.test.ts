@@ -83,7 +83,7 @@ describe.each(KINDS)('agentic traffic on %s', (kind) => {
   });
 
   it('eight branches of one opening without a conversation header never block each other', async () => {
-    const d = (deployment = await startDeployment(kind, { summarizerModel: SUMMARIZER, summarizerLatencyMs: 200 }, { models: [smallModel()] }));
+    const d = (deployment = await startDeployment(kind, { summarizerModel: SUMMARIZER, summarizerLatencyMs: 600 }, { models: [smallModel()] }));
     const actions = await Promise.all(
       Array.from({ length: 8 }, async (_, branch) => {
         // The same system prompt and first user message (sub-agents, retries), then each its own way.
