@@ -1,0 +1,70 @@
+import type OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logPart } from './helpers/agent-task.js';
+import { type Harness, startHarness, SUMMARIZER } from './helpers/harness.js';
+
+// Rule 11: before anything is summarized, tool results older than the last few steps are cleared
+// (their content replaced by a stub naming the tool and the size), in batches, as part of the
+// checkpoint. When that alone brings the view under the target, no summarizer call is made, and the
+// next turns reproduce the very same bytes (the upstream's prompt cache keeps working).
+
+type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+const MODEL = 'gpt-test-clearing';
+const STUB = '[recap: tool result cleared';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({
+    fake: { summarizerModel: SUMMARIZER },
+    extra: { background: { enabled: false } },
+    models: [{ match: MODEL, context_window: 9000, max_output_tokens: 1000, compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 300 } }],
+  });
+});
+afterAll(async () => h?.close());
+
+describe('clearing old tool results', () => {
+  it('keeps a long task under budget with no summarizer call, the stubs byte-identical on every later turn', async () => {
+    const client = h.client({ conversation: 'clearing-task' });
+    const messages: Msg[] = [
+      { role: 'system', content: 'You are an ops agent.' },
+      { role: 'user', content: 'Read the deploy log part by part and report the root cause.' },
+    ];
+    const actions: string[] = [];
+    for (let step = 0; step < 40; step++) {
+      const id = `call_${step}`;
+      messages.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'read_log', arguments: JSON.stringify({ part: step % 8 }) } }] });
+      // 1-2 KB results (about 500-900 tokens): the last few steps stay well under the target.
+      messages.push({ role: 'tool', tool_call_id: id, content: logPart([0, 1, 8, 9][step % 4]!) });
+      const { response } = await client.chat.completions.create({ model: MODEL, messages }).withResponse();
+      actions.push(response.headers.get('x-recap-action')!);
+      expect(Number(response.headers.get('x-recap-tokens-out'))).toBeLessThanOrEqual(Number(response.headers.get('x-recap-budget')));
+    }
+    expect(h.fake.summarizerRequests()).toHaveLength(0);
+    expect(actions.filter((a) => a === 'compacted').length).toBeGreaterThanOrEqual(2);
+    expect(actions.filter((a) => a === 'reused').length).toBeGreaterThan(actions.filter((a) => a === 'compacted').length);
+    expect(actions).not.toContain('degraded');
+
+    // Every stub, wherever it appears, is the same bytes: found in the raw body each time.
+    const bodies = h.fake.chatRequests().map((r) => r.body);
+    const stubs = new Map<string, string>();
+    for (const body of bodies) {
+      for (const m of (JSON.parse(body) as { messages: { role: string; tool_call_id?: string; content: string }[] }).messages) {
+        if (m.role !== 'tool' || !m.content.startsWith(STUB)) continue;
+        const raw = JSON.stringify(m);
+        expect(body).toContain(raw);
+        expect(stubs.get(m.tool_call_id!) ?? raw).toBe(raw);
+        stubs.set(m.tool_call_id!, raw);
+      }
+    }
+    expect(stubs.size).toBeGreaterThan(5);
+    expect([...stubs.values()][0]).toMatch(/tool read_log, call call_\d+, \d+ tokens/);
+
+    // Between two clearings the prompt only grows at its end: each turn starts with the turn before.
+    let extending = 0;
+    for (let i = 1; i < bodies.length; i++) {
+      const previous = JSON.stringify((JSON.parse(bodies[i - 1]!) as { messages: unknown[] }).messages).slice(0, -1);
+      if (JSON.stringify((JSON.parse(bodies[i]!) as { messages: unknown[] }).messages).startsWith(previous)) extending++;
+    }
+    expect(extending).toBeGreaterThanOrEqual(bodies.length - 1 - actions.filter((a) => a === 'compacted').length);
+  });
+});
