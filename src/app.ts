@@ -42,7 +42,7 @@ export interface RecapApp {
 export function createApp(deps: AppDeps): RecapApp {
   const app = new Hono<Env>();
   const chat = createChatHandler(deps);
-  const stripHeaders = deps.config.server.conversation_header;
+  const stripHeaders = deps.config.server.conversation_header.slice(0, 1);
   const door: DoorPolicy = {
     keys: deps.config.clients ? createClientKeys(deps.config.clients) : undefined,
     anonymous: deps.config.server.anonymous,

@@ -17,7 +17,8 @@ import type { RequestLog } from './request-log.js';
 /** POST /v1/chat/completions, as the request path of DESIGN.md reads top to bottom. */
 export function createChatHandler(deps: AppDeps) {
   const { config } = deps;
-  const stripHeaders = config.server.conversation_header;
+  // recap's own conversation header never goes upstream; the clients' own session headers after it do.
+  const stripHeaders = config.server.conversation_header.slice(0, 1);
 
   function forward(upstream: Upstream, req: IncomingMessage, body: Buffer, signal: AbortSignal, log: RequestLog): Promise<Dispatcher.ResponseData> {
     if (config.server.log_bodies) deps.logger.debug({ conversation: log.conversation, body: body.toString('utf8') }, 'forwarded body');
