@@ -5,21 +5,28 @@ import { type Context, Hono, type Next } from 'hono';
 import { type Caller, type DoorPolicy, admit, callerOf } from './auth/caller.js';
 import { createClientKeys } from './auth/client-keys.js';
 import { checkModelOfBody } from './auth/model-gate.js';
-import { createChatHandler } from './chat/handler.js';
+import { chatRoute } from './chat/route.js';
 import { passthrough } from './chat/passthrough.js';
 import { newRequestLog, type RequestLog } from './chat/request-log.js';
 import type { AppDeps } from './deps.js';
+import { createCompactingHandler } from './http/compacting-handler.js';
 import { RecapError, errorBody, errors, sendError } from './errors.js';
 import { describeConversation, idFromPath, inspectionTarget } from './inspect.js';
+import { responsesRoute } from './responses/route.js';
 import { traceRequest } from './tracing/spans.js';
 
 type Env = { Bindings: HttpBindings };
 
 export const CHAT_PATH = '/v1/chat/completions';
+export const RESPONSES_PATH = '/v1/responses';
+const COMPACTING_PATHS = [CHAT_PATH, RESPONSES_PATH] as const;
+type CompactingPath = (typeof COMPACTING_PATHS)[number];
 
-/** Whether a request is for the chat route, the one whose body recap reads (and limits). */
-export function isChatRoute(req: IncomingMessage): boolean {
-  return req.method === 'POST' && (req.url ?? '').split('?')[0] === CHAT_PATH;
+/** The compacting route a request is for (the routes whose body recap reads, and limits), or null. */
+export function compactingRouteOf(req: IncomingMessage): CompactingPath | null {
+  if (req.method !== 'POST') return null;
+  const path = (req.url ?? '').split('?')[0];
+  return COMPACTING_PATHS.find((p) => p === path) ?? null;
 }
 
 // RFC 9110 §11.6.1: a 401 names the scheme the client should use.
@@ -32,16 +39,19 @@ function jsonError(err: RecapError): Response {
 export interface RecapApp {
   hono: Hono<Env>;
   /**
-   * The chat route, outside the router: the server hands it chat requests (isChatRoute) directly,
-   * sparing the busiest route the framework's per-request work.
+   * The compacting routes, outside the router: the server hands their requests (compactingRouteOf)
+   * directly, sparing the busiest routes the framework's per-request work.
    */
-  serveChat(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  serveCompacting(path: CompactingPath, req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
 /** Routes only; no I/O happens at import or construction. */
 export function createApp(deps: AppDeps): RecapApp {
   const app = new Hono<Env>();
-  const chat = createChatHandler(deps);
+  const handlers: Record<CompactingPath, ReturnType<typeof createCompactingHandler>> = {
+    [CHAT_PATH]: createCompactingHandler(deps, chatRoute(deps)),
+    [RESPONSES_PATH]: createCompactingHandler(deps, responsesRoute(deps)),
+  };
   const stripHeaders = deps.config.server.conversation_header.slice(0, 1);
   const door: DoorPolicy = {
     keys: deps.config.clients ? createClientKeys(deps.config.clients) : undefined,
@@ -85,7 +95,7 @@ export function createApp(deps: AppDeps): RecapApp {
 
   const inspection = { secret: deps.secret, adminToken: deps.config.server.admin_token };
   const inspected = (c: Context<Env>) =>
-    inspectionTarget(callerOf(c.env.incoming), c.env.incoming.headers, idFromPath(new URL(c.req.url).pathname), { tenant: c.req.query('tenant'), client: c.req.query('client') }, inspection);
+    inspectionTarget(callerOf(c.env.incoming), c.env.incoming.headers, idFromPath(new URL(c.req.url).pathname), { tenant: c.req.query('tenant'), client: c.req.query('client'), route: c.req.query('route') }, inspection);
   app.get('/recap/v1/conversations/:id', async function inspectConversation(c) {
     const { key, id } = inspected(c);
     return c.json(await describeConversation(deps.records, key, id));
@@ -98,8 +108,8 @@ export function createApp(deps: AppDeps): RecapApp {
     return c.json({ id, deleted: true });
   });
 
-  async function serveChat(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const log = newRequestLog('POST', CHAT_PATH);
+  async function serveCompacting(path: CompactingPath, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const log = newRequestLog('POST', path);
     // Several layers rightly watch one response's 'close' (server adapter, shutdown tracking,
     // client-abort signal, stream pipeline); past ten Node would warn of a leak that is not one.
     res.setMaxListeners(32);
@@ -113,15 +123,17 @@ export function createApp(deps: AppDeps): RecapApp {
       finish(log, res.statusCode);
       return;
     }
-    await traceRequest(log, req, res, () => chat(req, res, log));
+    await traceRequest(log, req, res, () => handlers[path](req, res, log));
     finish(log, res.statusCode, caller);
   }
 
-  // Chat requests the server did not hand over directly: an absolute-form target, say.
-  app.post(CHAT_PATH, async function chatRoute(c) {
-    await serveChat(c.env.incoming, c.env.outgoing);
-    return RESPONSE_ALREADY_SENT;
-  });
+  // Requests the server did not hand over directly: an absolute-form target, say.
+  for (const path of COMPACTING_PATHS) {
+    app.post(path, async function compactingRoute(c) {
+      await serveCompacting(path, c.env.incoming, c.env.outgoing);
+      return RESPONSE_ALREADY_SENT;
+    });
+  }
 
   app.all('/v1/*', async function passthroughRoute(c) {
     const { incoming, outgoing } = c.env;
@@ -152,5 +164,5 @@ export function createApp(deps: AppDeps): RecapApp {
     deps.logger.error({ err }, 'unhandled error');
     return jsonError(errors.internal());
   });
-  return { hono: app, serveChat };
+  return { hono: app, serveCompacting };
 }

@@ -1,4 +1,6 @@
-import type { CompactionStep } from './chat/compaction-step.js';
+import type { ChatMessage, ChatRequest } from './chat/types.js';
+import type { RouteCompaction } from './pipeline/prepare.js';
+import type { ResponseItem, ResponsesRequest } from './responses/types.js';
 import type { Config, ModelConfig } from './config.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
@@ -17,7 +19,8 @@ export interface AppDeps {
   upstreams: UpstreamRegistry;
   defaultUpstream: string;
   routeModel(model: string): ModelRoute;
-  compaction: CompactionStep;
+  compaction: RouteCompaction<ChatRequest, ChatMessage>;
+  responses: RouteCompaction<ResponsesRequest, ResponseItem>;
   metrics: Metrics;
   records: Records;
   /** Key of the tenant and conversation hashes (the inspection endpoints need it too). */

@@ -44,9 +44,12 @@ export function inspectionTarget(
   caller: Caller,
   headers: IncomingHttpHeaders,
   id: string,
-  named: { tenant?: string; client?: string },
+  named: { tenant?: string; client?: string; route?: string },
   opts: { secret: string; adminToken?: string },
 ): InspectionTarget {
+  // A conversation's records are per route: `?route=responses` names the Responses API's.
+  const route = named.route ?? 'chat';
+  if (route !== 'chat' && route !== 'responses') throw errors.invalidRequest('route must be `chat` or `responses`.', 'route');
   let tenant: string;
   if (named.tenant !== undefined || named.client !== undefined) {
     const admin = headers[ADMIN_HEADER];
@@ -62,7 +65,7 @@ export function inspectionTarget(
     if (!keepsRecords(caller)) throw errors.unauthorized();
     tenant = tenantOfCaller(caller, opts.secret);
   }
-  return { key: { tenant, conversation: conversationIdHash(tenant, id, opts.secret) }, id };
+  return { key: { tenant, conversation: conversationIdHash(tenant, id, opts.secret, route) }, id };
 }
 
 export async function describeConversation(records: Records, key: ConversationKey, id: string) {

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { type RequestListener, type Server, createServer } from 'node:http';
 import { serve } from '@hono/node-server';
-import { createApp, isChatRoute } from './app.js';
+import { compactingRouteOf, createApp } from './app.js';
 import { errors, sendError } from './errors.js';
 import { answerClientErrors } from './http/client-error.js';
 import { drainUnreadBody } from './http/drain-unread.js';
@@ -44,6 +44,7 @@ export async function startRecap(config: Config, opts: StartOptions = {}): Promi
       return { model, upstream: model?.upstream ?? defaultUpstream };
     },
     compaction: runtime.compaction,
+    responses: runtime.responses,
     metrics: runtime.metrics,
     records: runtime.records,
     secret: runtime.secret,
@@ -60,9 +61,10 @@ export async function startRecap(config: Config, opts: StartOptions = {}): Promi
         serverOptions: serverTimeouts(config.server),
         createServer: ((options, routed: RequestListener) =>
           createServer(options, (req, res) => {
-            if (!isChatRoute(req)) return routed(req, res);
+            const path = compactingRouteOf(req);
+            if (path === null) return routed(req, res);
             drainUnreadBody(req, res);
-            app.serveChat(req, res).catch((err: unknown) => {
+            app.serveCompacting(path, req, res).catch((err: unknown) => {
               logger.error({ err }, 'unhandled error');
               if (!res.headersSent) sendError(res, errors.internal());
               else res.destroy();
@@ -74,7 +76,7 @@ export async function startRecap(config: Config, opts: StartOptions = {}): Promi
   });
   const connections = trackConnections(server);
   answerClientErrors(server);
-  answerExpectContinue(server, (req) => isChatRoute(req) && Number(req.headers['content-length']) > config.server.body_limit_bytes);
+  answerExpectContinue(server, (req) => compactingRouteOf(req) !== null && Number(req.headers['content-length']) > config.server.body_limit_bytes);
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { CompactionStep } from './chat/compaction-step.js';
+import { createChatCompaction } from './chat/prepare.js';
+import type { ChatMessage, ChatRequest } from './chat/types.js';
 import { CredentialProofs } from './auth/credential-proofs.js';
 import { openRelayWarning } from './auth/open-relay.js';
 import { TenantBudget } from './background/tenant-budget.js';
@@ -8,7 +9,9 @@ import { clientTenant } from './conversation/identify.js';
 import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { type BackgroundCompactor, createBackgroundCompactor } from './pipeline/background.js';
-import { createCompactionStep } from './pipeline/compaction-step.js';
+import type { RouteCompaction } from './pipeline/prepare.js';
+import { createResponsesCompaction } from './responses/prepare.js';
+import type { ResponseItem, ResponsesRequest } from './responses/types.js';
 import { createRecords, type Records } from './pipeline/records.js';
 import { createTokenService } from './pipeline/token-service.js';
 import { createStore } from './store/create-store.js';
@@ -22,7 +25,8 @@ export interface Runtime {
   metrics: Metrics;
   upstreams: UpstreamRegistry;
   records: Records;
-  compaction: CompactionStep;
+  compaction: RouteCompaction<ChatRequest, ChatMessage>;
+  responses: RouteCompaction<ResponsesRequest, ResponseItem>;
   background: BackgroundCompactor;
   secret: string;
   storeKind: string;
@@ -78,13 +82,15 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const proofs = new CredentialProofs({ config, secret, store, onStoreError });
   const shared = { config, records, tokens, summarizer, tenantBudget, proofs, metrics, logger, secret };
   const background = createBackgroundCompactor(shared);
-  const compaction = createCompactionStep({ ...shared, background });
+  const compaction = createChatCompaction({ ...shared, background });
+  const responses = createResponsesCompaction({ ...shared, background });
   return {
     logger,
     metrics,
     upstreams,
     records,
     compaction,
+    responses,
     background,
     secret,
     storeKind: store.kind,

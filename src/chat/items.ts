@@ -1,3 +1,4 @@
+import { clearedStubText } from '../compaction/clearing.js';
 import type { NeutralItem } from '../compaction/items.js';
 import { contentText } from '../compaction/text.js';
 import { callsOf } from '../compaction/tool-calls.js';
@@ -26,14 +27,10 @@ export function describeChatMessage(m: ChatMessage): NeutralItem {
   }
 }
 
-/**
- * The stub that replaces a cleared tool result (rule 11): the same bytes on every turn for the
- * same result, so the prompt prefix stays as it was; it says what was there and how to get it back.
- */
+/** A cleared tool result (rule 11): its content replaced by the stub. */
 export function clearedToolResult(m: ChatMessage, toolName: string | null, originalTokens: number): ChatMessage {
-  const call = typeof m.tool_call_id === 'string' ? `, call ${m.tool_call_id}` : '';
-  const tool = toolName ?? (typeof m.name === 'string' ? m.name : 'unknown');
-  return { ...m, content: `[recap: tool result cleared to save context — tool ${tool}${call}, ${originalTokens} tokens. Call the tool again if you need it.]` };
+  const callId = typeof m.tool_call_id === 'string' ? m.tool_call_id : null;
+  return { ...m, content: clearedStubText(toolName ?? (typeof m.name === 'string' ? m.name : null), callId, originalTokens) };
 }
 
 /** The chat route's items for the engine (pipeline/wire.ts). */

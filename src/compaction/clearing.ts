@@ -29,3 +29,12 @@ export function clearableResults(l: Layout, rules: ClearingRules | null, from: n
   }
   return out;
 }
+
+/**
+ * The text that replaces a cleared result: the same bytes on every turn for the same result, so the
+ * prompt prefix stays as it was; it says what was there and how to get it back.
+ */
+export function clearedStubText(toolName: string | null, callId: string | null, tokens: number): string {
+  const call = callId ? `, call ${callId}` : '';
+  return `[recap: tool result cleared to save context — tool ${toolName ?? 'unknown'}${call}, ${tokens} tokens. Call the tool again if you need it.]`;
+}

@@ -69,3 +69,13 @@ export function hashChain(messageHashes: readonly string[], seed = ''): string[]
   }
   return chain;
 }
+
+/**
+ * Identity of an item given as free-form JSON (a Responses API input item): its canonical form,
+ * whatever the key order and null-vs-absent; `status` (echoed by some clients, dropped by others)
+ * does not change what an item says and is left out.
+ */
+export function jsonItemHash(item: Record<string, unknown>): string {
+  const { status: _status, ...rest } = item;
+  return sha256(`j${JSON.stringify(normalize(rest))}`);
+}

@@ -78,8 +78,9 @@ export function conversationIdText(headerValue: string): string {
   }
 }
 
-export function conversationIdHash(tenant: string, id: string, secret: string): string {
-  return keyedHash(secret, 'conversation', tenant, id);
+/** A conversation's records are per route: the same id on another route names another conversation. */
+export function conversationIdHash(tenant: string, id: string, secret: string, route = 'chat'): string {
+  return route === 'chat' ? keyedHash(secret, 'conversation', tenant, id) : keyedHash(secret, 'conversation', tenant, id, route);
 }
 
 /**
@@ -96,22 +97,34 @@ function leadingHashes(messages: readonly ChatMessage[]): string[] {
   return opening;
 }
 
-export function identify(
-  caller: Caller,
-  headers: IncomingHttpHeaders,
-  messages: readonly ChatMessage[],
-  opts: { headers: readonly string[]; secret: string },
-): Identity {
+export interface IdentifyOptions {
+  headers: readonly string[];
+  secret: string;
+  /** The route whose conversation this is (`chat` unless said otherwise). */
+  route?: string;
+}
+
+export function identify(caller: Caller, headers: IncomingHttpHeaders, messages: readonly ChatMessage[], opts: IdentifyOptions): Identity {
+  return identifyBy(caller, headers, () => leadingHashes(messages), opts);
+}
+
+/**
+ * The identity of a request whose derived conversation id (no header) comes from `opening`: the
+ * canonical hashes of what opens the conversation, worked out only when no header names it.
+ */
+export function identifyBy(caller: Caller, headers: IncomingHttpHeaders, opening: () => readonly string[], opts: IdentifyOptions): Identity {
   const tenant = tenantOfCaller(caller, opts.secret);
   const records = keepsRecords(caller);
+  const route = opts.route ?? 'chat';
   for (const name of opts.headers) {
     const raw = headers[name];
     const id = Array.isArray(raw) ? raw.join(',') : raw;
     if (id === undefined || id === '') continue;
     // The limit counts the bytes the client sent (Node's Latin-1 string has one char per byte).
     if (id.length > MAX_CONVERSATION_ID_BYTES) throw errors.headerTooLong(name, MAX_CONVERSATION_ID_BYTES);
-    return { tenant, conversation: conversationIdHash(tenant, conversationIdText(id), opts.secret), explicit: true, keepsRecords: records };
+    return { tenant, conversation: conversationIdHash(tenant, conversationIdText(id), opts.secret, route), explicit: true, keepsRecords: records };
   }
-  const hashes = leadingHashes(messages);
-  return { tenant, conversation: keyedHash(opts.secret, 'derived', tenant, hashes.join('.')), explicit: false, leadingHashes: hashes, keepsRecords: records };
+  const hashes = opening();
+  const parts = route === 'chat' ? [hashes.join('.')] : [hashes.join('.'), route];
+  return { tenant, conversation: keyedHash(opts.secret, 'derived', tenant, ...parts), explicit: false, leadingHashes: hashes, keepsRecords: records };
 }

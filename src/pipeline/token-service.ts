@@ -3,7 +3,7 @@ import type { ChatMessage, ChatRequest } from '../chat/types.js';
 import { messageHash } from '../conversation/canonical.js';
 import type { Config, ModelConfig } from '../config.js';
 import type { Metrics } from '../metrics.js';
-import { resolveBudget } from '../tokens/budget.js';
+import { type OutputLimits, resolveBudget } from '../tokens/budget.js';
 import { createTokenCache } from '../tokens/cache.js';
 import { createCalibration } from '../tokens/calibration.js';
 import { createTokenCounter, type TokenCounter } from '../tokens/counter.js';
@@ -19,7 +19,7 @@ export interface TokenService {
   memo: ConversationMemo;
   /** Multiplies an estimate by the model's calibration factor, where calibration applies. */
   scaleFor(model: ModelConfig | undefined): (tokens: number) => number;
-  budgetFor(model: ModelConfig, req: ChatRequest, toolsTokens: number): number;
+  budgetFor(model: ModelConfig, req: OutputLimits, toolsTokens: number): number;
   /** The upstream reported `actual` prompt tokens for a prompt recap estimated (uncalibrated) at `estimated`. */
   observe(model: ModelConfig, estimated: number, actual: number): void;
 }

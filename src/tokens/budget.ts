@@ -1,14 +1,21 @@
-import type { ChatRequest } from '../chat/types.js';
 import type { ModelConfig } from '../config-schema.js';
 
 // How many prompt tokens a request may carry (design rule 3):
 // context_window − output reservation − tools tokens. The reservation is what the reply may use:
-// the request's max_completion_tokens, else its max_tokens, else the model's max_output_tokens.
+// the request's max_completion_tokens, else its max_tokens, else its max_output_tokens (Responses
+// API), else the model's max_output_tokens.
 // An explicit `budget` in the model config replaces the whole computation (reservation and tools
 // included), for upstreams whose real limit is lower than the context window suggests (rate
 // limits, proxies, cost caps).
 
-export type BudgetSource = 'model_budget' | 'max_completion_tokens' | 'max_tokens' | 'max_output_tokens';
+export type BudgetSource = 'model_budget' | 'max_completion_tokens' | 'max_tokens' | 'request_max_output_tokens' | 'max_output_tokens';
+
+/** The output limits a request may set: chat completions' two, the Responses API's one. */
+export interface OutputLimits {
+  max_completion_tokens?: unknown;
+  max_tokens?: unknown;
+  max_output_tokens?: unknown;
+}
 
 export interface Budget {
   /** Tokens the messages (reply priming included) may use, tools already taken out; never negative. */
@@ -24,15 +31,17 @@ function limit(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : undefined;
 }
 
-function reservation(model: ModelConfig, req: ChatRequest): { tokens: number; source: BudgetSource } {
+function reservation(model: ModelConfig, req: OutputLimits): { tokens: number; source: BudgetSource } {
   const maxCompletion = limit(req.max_completion_tokens);
   if (maxCompletion !== undefined) return { tokens: maxCompletion, source: 'max_completion_tokens' };
   const maxTokens = limit(req.max_tokens);
   if (maxTokens !== undefined) return { tokens: maxTokens, source: 'max_tokens' };
+  const maxOutput = limit(req.max_output_tokens);
+  if (maxOutput !== undefined) return { tokens: maxOutput, source: 'request_max_output_tokens' };
   return { tokens: model.max_output_tokens, source: 'max_output_tokens' };
 }
 
-export function resolveBudget(model: ModelConfig, req: ChatRequest, toolsTokens: number): Budget {
+export function resolveBudget(model: ModelConfig, req: OutputLimits, toolsTokens: number): Budget {
   const reserved = reservation(model, req);
   if (model.budget !== undefined) {
     return { budget: model.budget, outputReservation: reserved.tokens, source: 'model_budget' };

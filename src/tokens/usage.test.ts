@@ -50,3 +50,20 @@ describe('createSseUsageSniffer', () => {
     expect(sniffer.promptTokens).toBeUndefined();
   });
 });
+
+describe('the Responses API', () => {
+  it('reads usage.input_tokens from a response body', () => {
+    expect(usageFromJson(JSON.stringify({ id: 'resp_1', object: 'response', output: [], usage: { input_tokens: 321, output_tokens: 4, total_tokens: 325 } }))).toBe(321);
+  });
+
+  it('reads it off the response.completed event of a typed stream, whatever the other events carry', () => {
+    const frame = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const stream =
+      frame('response.created', { response: { id: 'resp_1', usage: null } }) +
+      frame('response.output_text.delta', { delta: 'usage' }) +
+      frame('response.completed', { response: { id: 'resp_1', usage: { input_tokens: 654, output_tokens: 2, total_tokens: 656 } } });
+    const sniffer = createSseUsageSniffer();
+    sniffer.feed(stream);
+    expect(sniffer.promptTokens).toBe(654);
+  });
+});

@@ -4,13 +4,23 @@ import { createParser } from 'eventsource-parser';
 // (calibration.ts). Only what the upstream sends anyway is read: recap never asks for usage in
 // streams (no `stream_options.include_usage`), so a stream reports it only when the client asked.
 
-function promptTokensOf(completion: unknown): number | undefined {
-  const usage = (completion as { usage?: { prompt_tokens?: unknown } } | null)?.usage;
-  const tokens = usage?.prompt_tokens;
+interface Usage {
+  prompt_tokens?: unknown;
+  input_tokens?: unknown;
+}
+
+/**
+ * The prompt tokens a reply reports: a chat completion's `usage.prompt_tokens`, a Responses API
+ * response's `usage.input_tokens` (in a stream, on the `response` of its `response.completed`).
+ */
+function promptTokensOf(reply: unknown): number | undefined {
+  const r = reply as { usage?: Usage; response?: { usage?: Usage } } | null;
+  const usage = r?.usage ?? r?.response?.usage;
+  const tokens = usage?.prompt_tokens ?? usage?.input_tokens;
   return typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 0 ? tokens : undefined;
 }
 
-/** `usage.prompt_tokens` of a JSON chat completion body, if it has one. */
+/** The prompt tokens a JSON reply body reports, if it does. */
 export function usageFromJson(body: Uint8Array | string): number | undefined {
   try {
     const text = typeof body === 'string' ? body : new TextDecoder().decode(body);

@@ -2,20 +2,33 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { callerOf, mayUse } from '../auth/caller.js';
+import type { RequestLog } from '../chat/request-log.js';
+import type { ModelConfig } from '../config.js';
 import type { AppDeps } from '../deps.js';
 import { RecapError, errors, sendError } from '../errors.js';
-import { requestAbort } from '../http/client-abort.js';
-import { readBody } from '../http/read-body.js';
-import { sendUpstreamResponse } from '../http/send-upstream-response.js';
-import { canForwardFirst } from '../pipeline/forward-first.js';
+import type { RouteCompaction } from '../pipeline/prepare.js';
+import type { RoutePlan } from '../pipeline/route-plan.js';
 import type { Upstream } from '../upstream/client.js';
 import { upstreamRequestHeaders } from '../upstream/headers.js';
-import type { ChatPlan } from './compaction-step.js';
-import { parseChatRequest } from './parse-request.js';
-import type { RequestLog } from './request-log.js';
+import { requestAbort } from './client-abort.js';
+import { readBody } from './read-body.js';
+import { sendUpstreamResponse } from './send-upstream-response.js';
 
-/** POST /v1/chat/completions, as the request path of DESIGN.md reads top to bottom. */
-export function createChatHandler(deps: AppDeps) {
+/** What a compacting route (chat completions, responses) is made of: its wire format's part. */
+export interface WireRoute<B extends { model: string }, T> {
+  /** Below the upstream's base URL, e.g. `/chat/completions`. */
+  upstreamPath: string;
+  /** Parses and checks the body (recap's 400s); everything else is the upstream's to judge. */
+  parse(raw: Buffer): B;
+  /** The request provably needs no compaction (forward-first.ts): forwarded before it is counted. */
+  canForwardFirst(body: B, rawBytes: number, model: ModelConfig | undefined, headers: IncomingMessage['headers'], conversationHeaders: readonly string[]): boolean;
+  compaction: RouteCompaction<B, T>;
+  /** The client's bytes with `view` in place of its items: nothing else changes (rule 12). */
+  withView(raw: Buffer, body: B, view: T[]): Buffer;
+}
+
+/** A compacting route, as the request path of DESIGN.md reads top to bottom. */
+export function createCompactingHandler<B extends { model: string }, T>(deps: AppDeps, route: WireRoute<B, T>) {
   const { config } = deps;
   // recap's own conversation header never goes upstream; the clients' own session headers after it do.
   const stripHeaders = config.server.conversation_header.slice(0, 1);
@@ -26,7 +39,7 @@ export function createChatHandler(deps: AppDeps) {
     return upstream
       .request({
         method: 'POST',
-        path: '/chat/completions',
+        path: route.upstreamPath,
         headers: {
           ...upstreamRequestHeaders(req.headers, { apiKey: upstream.config.api_key }, { chat: true, stripHeaders }),
           'content-type': 'application/json',
@@ -42,24 +55,24 @@ export function createChatHandler(deps: AppDeps) {
       });
   }
 
-  return async function chatCompletions(req: IncomingMessage, res: ServerResponse, log: RequestLog): Promise<void> {
+  return async function compactingRoute(req: IncomingMessage, res: ServerResponse, log: RequestLog): Promise<void> {
     // Also aborted when recap itself fails after forwarding first.
     const aborts = requestAbort(res);
     const { signal } = aborts;
-    let plan: ChatPlan | undefined;
+    let plan: RoutePlan<T> | undefined;
     let succeeded = false;
     let early: Promise<Dispatcher.ResponseData> | undefined;
     try {
       const raw = await readBody(req, config.server.body_limit_bytes);
-      const body = parseChatRequest(raw);
+      const body = route.parse(raw);
       log.model = body.model;
       if (!mayUse(callerOf(req), body.model)) throw errors.modelNotAllowed(body.model);
-      const route = deps.routeModel(body.model);
-      log.modelLabel = route.model?.match ?? 'unconfigured';
-      const upstream = deps.upstreams.get(route.upstream);
+      const { model, upstream: upstreamName } = deps.routeModel(body.model);
+      log.modelLabel = model?.match ?? 'unconfigured';
+      const upstream = deps.upstreams.get(upstreamName);
       if (!upstream) throw errors.internal();
 
-      if (canForwardFirst(body, raw.length, route.model, req.headers, config.server.conversation_header)) {
+      if (route.canForwardFirst(body, raw.length, model, req.headers, config.server.conversation_header)) {
         early = forward(upstream, req, raw, signal, log);
         // Settled below; a rejection while prepare() runs must not go unhandled.
         early.catch(() => undefined);
@@ -68,8 +81,8 @@ export function createChatHandler(deps: AppDeps) {
         // after that write, so that its counting does not hold the body back from the upstream.
         await nextMacrotask();
       }
-      plan = await deps.compaction.prepare({ req, body, model: route.model, signal, log, forwardedFirst: early !== undefined, bytes: raw.length });
-      const response = await (early ?? forward(upstream, req, plan.view ? Buffer.from(JSON.stringify({ ...body, messages: plan.view })) : raw, signal, log));
+      plan = await route.compaction.prepare({ req, body, model, signal, log, forwardedFirst: early !== undefined, bytes: raw.length });
+      const response = await (early ?? forward(upstream, req, plan.view ? route.withView(raw, body, plan.view) : raw, signal, log));
 
       const observer = plan.observe(response.statusCode, response.headers);
       const outcome = await sendUpstreamResponse(res, response, {
@@ -91,7 +104,7 @@ export function createChatHandler(deps: AppDeps) {
         return;
       }
       const recapErr = err instanceof RecapError ? err : errors.internal();
-      if (!(err instanceof RecapError)) deps.logger.error({ err }, 'chat request failed');
+      if (!(err instanceof RecapError)) deps.logger.error({ err, route: log.route }, 'request failed');
       log.error = recapErr.code;
       sendError(res, recapErr);
     } finally {

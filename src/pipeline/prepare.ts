@@ -1,0 +1,89 @@
+import type { IncomingMessage } from 'node:http';
+import type { RequestLog } from '../chat/request-log.js';
+import { summaryCodec } from '../compaction/summary-message.js';
+import type { ModelConfig } from '../config.js';
+import { type Identity, credentialOf } from '../conversation/identify.js';
+import type { TokenCounter } from '../tokens/counter.js';
+import { analyze } from './analyze.js';
+import { decide } from './decide.js';
+import type { PipelineDeps } from './pipeline-deps.js';
+import { type PlanTokens, type RoutePlan, createRoutePlan } from './route-plan.js';
+import { type StepContext, summarizerRecorder } from './step-context.js';
+import type { WireItems } from './wire.js';
+
+// The compaction part of a route's request path once its adapter has counted the request (DESIGN
+// "One request": … → load record → choose the view → plan: fits / reuse / compact / degrade), the
+// same for every wire format. The handler forwards what this returns and calls the plan back as
+// the response goes out.
+
+export interface PrepareInput {
+  req: IncomingMessage;
+  model: ModelConfig | undefined;
+  signal: AbortSignal;
+  log: RequestLog;
+  /** The request went upstream before prepare(), as it provably needs no compaction (forward-first.ts). */
+  forwardedFirst: boolean;
+  /** Size of the client's body: what a background job planned from this request holds. */
+  bytes: number;
+}
+
+/** A request as its route counted it: per item, aligned with its items. */
+export interface CountedItems<T> extends PlanTokens<T> {
+  counter: TokenCounter;
+  /** Tokens of each item (calibrated). */
+  perItem: number[];
+  /** Tokens every view carries besides its items: the reply priming, instructions outside the items. */
+  fixedTokens: number;
+  /** Canonical hash of each item. */
+  hashes: string[];
+  countItem(item: T): number;
+}
+
+/** A request recap forwards as it came: counted, with its budget when the model has one. */
+export function planUntouched<T>(deps: PipelineDeps, input: PrepareInput, tokens: PlanTokens<T>, budget: number | undefined, identity?: Identity): RoutePlan<T> {
+  return createRoutePlan({ deps, log: input.log, tokens, model: input.model, budget, identity });
+}
+
+export async function planCompaction<T>(
+  deps: PipelineDeps,
+  input: PrepareInput & { model: ModelConfig },
+  request: { items: readonly T[]; wire: WireItems<T>; identity: Identity; counted: CountedItems<T>; budget: number },
+): Promise<RoutePlan<T>> {
+  const { model, log } = input;
+  const { identity, counted, budget } = request;
+  // Forwarded first, it is below both lines by proof: nothing to choose, store or prepare.
+  if (input.forwardedFirst) return planUntouched(deps, input, counted, budget, identity);
+  const ctx = stepContext(deps, input, model, counted.counter, identity);
+  const a = analyze({
+    items: request.items,
+    tokens: counted.perItem,
+    hashes: counted.hashes,
+    primingTokens: counted.fixedTokens,
+    countItem: counted.countItem,
+    wire: request.wire,
+    codec: summaryCodec(deps.secret, identity.tenant),
+  });
+  const decision = await decide(ctx, a, budget);
+  return createRoutePlan({ deps, log, tokens: counted, model, budget, identity, compaction: { ctx, a, decision, budget, bytes: input.bytes } });
+}
+
+function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig, counter: TokenCounter, identity: Identity): StepContext {
+  return {
+    deps,
+    model,
+    identity,
+    key: { tenant: identity.tenant, conversation: identity.conversation },
+    counter,
+    // A caller that keeps no records (anonymous) reads and writes none: the engine checks this one flag.
+    keepsRecords: identity.keepsRecords,
+    log: input.log,
+    signal: input.signal,
+    authorization: credentialOf(input.req.headers) || undefined,
+    recordSummarizer: summarizerRecorder(deps, model, identity.tenant, input.log),
+  };
+}
+
+/** A route's compaction step: its adapter counts the request, then the engine plans its view. */
+export interface RouteCompaction<B, T> {
+  prepare(input: PrepareInput & { body: B }): Promise<RoutePlan<T>>;
+}

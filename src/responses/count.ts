@@ -1,0 +1,72 @@
+import { setImmediate as nextMacrotask } from 'node:timers/promises';
+import type { ChatMessage } from '../chat/types.js';
+import type { ModelConfig } from '../config.js';
+import { jsonItemHash } from '../conversation/canonical.js';
+import type { CountedItems } from '../pipeline/prepare.js';
+import type { TokenService } from '../pipeline/token-service.js';
+import { asChatMessage } from './items.js';
+import type { ResponseItem, ResponsesRequest } from './types.js';
+
+// A Responses request's tokens, counted like a chat request of the same content (the API frames
+// items as it frames messages): each `input` item as the chat message it amounts to, `instructions`
+// as a leading system message (in every view: it is pinned), and `tools` through the chat route's
+// tool rendering (function tools are the chat tools' shape without the `function` wrapper).
+// Calibration from the upstream's reported `usage.input_tokens` corrects what this misses.
+
+const HASH_SLICE_MS = 0.5;
+
+async function hashItems(items: readonly ResponseItem[]): Promise<string[]> {
+  const hashes: string[] = [];
+  let sliceStart = performance.now();
+  for (const item of items) {
+    hashes.push(jsonItemHash(item));
+    if (performance.now() - sliceStart > HASH_SLICE_MS) {
+      await nextMacrotask();
+      sliceStart = performance.now();
+    }
+  }
+  return hashes;
+}
+
+/** Function tools in the chat route's shape, so one renderer counts both; other tools as they are. */
+function asChatTools(tools: unknown): unknown[] | undefined {
+  if (!Array.isArray(tools)) return undefined;
+  return tools.map((t) => {
+    const tool = (t ?? {}) as { type?: unknown; name?: unknown; description?: unknown; parameters?: unknown };
+    if (tool.type !== 'function') return t;
+    return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+  });
+}
+
+/** The items of a request: its `input` array, or its string input as one user message. */
+export function inputItems(body: ResponsesRequest): ResponseItem[] {
+  if (Array.isArray(body.input)) return body.input;
+  return typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : [];
+}
+
+export async function countResponsesRequest(tokens: TokenService, body: ResponsesRequest, model: ModelConfig | undefined): Promise<CountedItems<ResponseItem>> {
+  const counter = tokens.counterFor(model?.encoding ?? 'o200k_base');
+  const scale = tokens.scaleFor(model);
+  const items = inputItems(body);
+  const hashes = await hashItems(items);
+  // The item's own hash keys the token cache: the chat message it amounts to is made only to count it.
+  const counted = await counter.countMessagesAsync(items.map(asChatMessage), hashes);
+  const instructions: ChatMessage | null = typeof body.instructions === 'string' && body.instructions !== '' ? { role: 'system', content: body.instructions } : null;
+  const rawInstructions = instructions ? counter.countMessage(instructions) : 0;
+  const rawTools = counter.countTools({ model: body.model, messages: instructions ? [instructions] : [], tools: asChatTools(body.tools) });
+  const perItem = counted.perMessage.map(scale);
+  const priming = counted.total - counted.perMessage.reduce((x, y) => x + y, 0);
+  const fixedTokens = priming + scale(rawInstructions);
+  const toolsTokens = scale(rawTools);
+  const rawIn = counted.total + rawInstructions + rawTools;
+  return {
+    counter,
+    perItem,
+    fixedTokens,
+    hashes,
+    countItem: (item) => scale(counter.countMessage(asChatMessage(item))),
+    tokensIn: perItem.reduce((x, y) => x + y, 0) + fixedTokens + toolsTokens,
+    toolsTokens,
+    rawOut: (view) => (view ? counter.countMessages(view.map(asChatMessage)).total + rawInstructions + rawTools : rawIn),
+  };
+}

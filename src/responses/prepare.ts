@@ -1,0 +1,45 @@
+import { callerOf } from '../auth/caller.js';
+import { identifyBy } from '../conversation/identify.js';
+import { jsonItemHash } from '../conversation/canonical.js';
+import type { PipelineDeps } from '../pipeline/pipeline-deps.js';
+import { type RouteCompaction, planCompaction, planUntouched } from '../pipeline/prepare.js';
+import { countResponsesRequest, inputItems } from './count.js';
+import { responsesWire } from './items.js';
+import { isCompactable } from './parse-request.js';
+import type { ResponseItem, ResponsesRequest } from './types.js';
+
+// The Responses route's part of the request path before the engine: count → identify (the
+// conversation is this route's own: a chat conversation of the same id is another) → budget; then
+// the same engine as chat completions (pipeline/prepare.ts). A request whose history the provider
+// keeps (`previous_response_id`, `conversation`) or whose input is a plain string is forwarded
+// untouched.
+
+/** What opens a conversation: `instructions`, the leading system/developer items, the first user item. */
+function opening(body: ResponsesRequest, items: readonly ResponseItem[], hashes: readonly string[]): string[] {
+  const out = typeof body.instructions === 'string' ? [jsonItemHash({ instructions: body.instructions })] : [];
+  for (const [i, item] of items.entries()) {
+    out.push(hashes[i]!);
+    if (responsesWire.describe(item).kind === 'user') break;
+  }
+  return out;
+}
+
+export function createResponsesCompaction(deps: PipelineDeps): RouteCompaction<ResponsesRequest, ResponseItem> {
+  return {
+    async prepare(input) {
+      const { body, model, log } = input;
+      const counted = await countResponsesRequest(deps.tokens, body, model);
+      log.tokensIn = counted.tokensIn;
+      const budget = model ? deps.tokens.budgetFor(model, body, counted.toolsTokens) : undefined;
+      if (!model || budget === undefined || model.compaction.strategy === 'off' || !isCompactable(body)) return planUntouched(deps, input, counted, budget);
+      const items = inputItems(body);
+      const identity = identifyBy(callerOf(input.req), input.req.headers, () => opening(body, items, counted.hashes), {
+        headers: deps.config.server.conversation_header,
+        secret: deps.secret,
+        route: responsesWire.route,
+      });
+      log.conversation = identity.conversation.slice(0, 16);
+      return planCompaction(deps, { ...input, model }, { items, wire: responsesWire, identity, counted, budget });
+    },
+  };
+}
