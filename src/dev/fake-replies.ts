@@ -1,6 +1,6 @@
 // Turns a scripted reply into OpenAI wire objects: a `chat.completion` body, the SSE events of a
 // `chat.completion.chunk` stream, and OpenAI-shaped error bodies.
-import type { ScriptedReply } from './fake-types.js';
+import type { ScriptedReasoning, ScriptedReply, ScriptedToolCall } from './fake-types.js';
 
 export interface Usage {
   prompt_tokens: number;
@@ -28,27 +28,51 @@ export interface PlanContext {
   fallback: () => ScriptedReply;
 }
 
-export function planChatReply(reply: ScriptedReply, ctx: PlanContext): ChatReplyPlan {
+/** What a reply says the model outputs: the scripted content and calls, else the fallback's. */
+export interface ScriptedOutput {
+  content: string | null;
+  /** Content deltas for streaming; joined they equal `content`. */
+  contentChunks: string[];
+  toolCalls: ScriptedToolCall[];
+  reasoning: ScriptedReasoning | undefined;
+}
+
+export function scriptedOutput(reply: ScriptedReply, fallback: () => ScriptedReply): ScriptedOutput {
   const scriptsOutput = reply.content !== undefined || reply.toolCalls !== undefined || reply.stream?.chunks !== undefined;
-  const source = scriptsOutput ? reply : ctx.fallback();
+  const source = scriptsOutput ? reply : fallback();
   const chunks = source.stream?.chunks;
   const content = source.content ?? chunks?.join('') ?? null;
-  const toolCalls = (source.toolCalls ?? []).map((call, i) => ({ id: `call_${ctx.id}_${i}`, ...call }));
+  return {
+    content,
+    contentChunks: chunks ?? splitIntoWordGroups(content ?? ''),
+    toolCalls: source.toolCalls ?? [],
+    reasoning: reply.reasoning ?? source.reasoning,
+  };
+}
+
+export function planChatReply(reply: ScriptedReply, ctx: PlanContext): ChatReplyPlan {
+  const output = scriptedOutput(reply, ctx.fallback);
+  const toolCalls = output.toolCalls.map((call, i) => ({ id: `call_${ctx.id}_${i}`, ...call }));
   return {
     id: `chatcmpl-${ctx.id}`,
     created: Math.floor(Date.now() / 1000),
     model: ctx.model,
-    content,
-    contentChunks: chunks ?? splitIntoWordGroups(content ?? ''),
+    content: output.content,
+    contentChunks: output.contentChunks,
     toolCalls,
     finishReason: reply.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
     promptTokens: ctx.promptTokens,
   };
 }
 
+/** Tokens the fake reports for that many characters of generated text: about four a token. */
+export function tokensOfChars(chars: number): number {
+  return Math.ceil(chars / 4);
+}
+
 export function usageOf(plan: ChatReplyPlan): Usage {
   const outputChars = (plan.content ?? '').length + plan.toolCalls.reduce((n, c) => n + c.name.length + c.arguments.length, 0);
-  const completion = Math.max(1, Math.ceil(outputChars / 4));
+  const completion = Math.max(1, tokensOfChars(outputChars));
   return { prompt_tokens: plan.promptTokens, completion_tokens: completion, total_tokens: plan.promptTokens + completion };
 }
 
@@ -120,7 +144,7 @@ function splitIntoWordGroups(text: string): string[] {
   return text.match(/\s*\S+(?:\s+\S+){0,2}\s*/g) ?? [text];
 }
 
-function fragments(text: string, size: number): string[] {
+export function fragments(text: string, size: number): string[] {
   const pieces: string[] = [];
   for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
   return pieces;

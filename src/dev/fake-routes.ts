@@ -1,29 +1,16 @@
-// The fake's answers per route: chat completions (JSON or SSE), the models list, an echo of
-// anything else, scripted raw bodies and OpenAI-shaped errors.
-import type { ServerResponse } from 'node:http';
-import type { BodyWriter } from './fake-body-writer.js';
+// The fake's answers per route: chat completions (JSON or SSE), responses (fake-responses-route.ts),
+// the models list, an echo of anything else, scripted raw bodies and OpenAI-shaped errors.
 import { defaultChatReply } from './fake-default-reply.js';
 import { completionBody, errorBody, planChatReply, streamEvents } from './fake-replies.js';
 import { flood } from './fake-flood.js';
+import { sendResponse } from './fake-responses-route.js';
 import { pathOf } from './fake-script.js';
+import { type Exchange, sendBody } from './fake-send.js';
 import { startEventStream, writeEvents } from './fake-sse.js';
 import { extractiveSummary } from './fake-summary.js';
-import type { FakeUpstreamOptions, RecordedRequest, ScriptedReply } from './fake-types.js';
 
 export const CHAT_PATH = '/v1/chat/completions';
 const MODELS_PATH = '/v1/models';
-
-export interface Exchange {
-  record: RecordedRequest;
-  reply: ScriptedReply;
-  res: ServerResponse;
-  writer: BodyWriter;
-  /** Unique per request, used in response ids. */
-  serial: number;
-  isChatCall: boolean;
-  isSummarizerCall: boolean;
-  options: () => FakeUpstreamOptions;
-}
 
 export async function respond(x: Exchange): Promise<void> {
   const status = x.reply.status ?? 200;
@@ -31,11 +18,12 @@ export async function respond(x: Exchange): Promise<void> {
   if (x.reply.flood !== undefined) return flood(x.res, x.record, x.reply.flood, headers);
   if (x.reply.body !== undefined) return sendBody(x, status, headers, x.reply.body);
   if (status >= 400) return sendBody(x, status, headers, errorBody(status));
-  if (x.isChatCall) {
-    if (x.record.json === undefined) {
+  if (x.isChatCall || x.isResponsesCall) {
+    const json = x.record.json;
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
       return sendBody(x, 400, headers, errorBody(400, 'We could not parse the JSON body of your request.'));
     }
-    return sendChat(x, status, headers);
+    return x.isChatCall ? sendChat(x, status, headers) : sendResponse(x, status, headers);
   }
   if (x.record.method === 'GET' && pathOf(x.record) === MODELS_PATH) {
     return sendBody(x, status, headers, modelsList(x.options().summarizerModel));
@@ -58,35 +46,10 @@ async function sendChat(x: Exchange, status: number, headers: Record<string, str
   await writeEvents(x.writer, streamEvents(plan, withUsage, x.reply.sseError), () => x.options().chunkDelayMs ?? 0, x.reply.stall);
 }
 
-async function sendBody(x: Exchange, status: number, headers: Record<string, string>, body: unknown): Promise<void> {
-  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-  x.res.writeHead(status, {
-    'content-type': contentTypeOf(body),
-    'content-length': String(bytes.length),
-    ...headers,
-  });
-  if (x.reply.stall) await x.writer.stall(x.reply.stall);
-  x.writer.end(bytes);
-}
-
-function contentTypeOf(body: unknown): string {
-  if (Buffer.isBuffer(body)) return 'application/octet-stream';
-  return typeof body === 'string' && !parsesAsJson(body) ? 'text/plain; charset=utf-8' : 'application/json';
-}
-
 function modelsList(summarizerModel: string | undefined): object {
   const ids = ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1-mini', ...(summarizerModel ? [summarizerModel] : [])];
   return {
     object: 'list',
     data: [...new Set(ids)].map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'fake-upstream' })),
   };
-}
-
-function parsesAsJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }

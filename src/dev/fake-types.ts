@@ -21,7 +21,7 @@ export interface FakeUpstreamOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Delay before the response headers of every chat request. */
+  /** Delay before the response headers of every model request (chat completions and responses). */
   latencyMs?: number;
   /** Chat requests for this model are summarizer calls: answered with an extractive summary. */
   summarizerModel?: string;
@@ -31,7 +31,10 @@ export interface FakeUpstreamOptions {
   summarizerLatencyMs?: number;
   /** Delay between SSE events. */
   chunkDelayMs?: number;
-  /** Exact prompt_tokens to report; default is a rough ceil(JSON(messages).length / 4). */
+  /**
+   * Exact prompt_tokens (chat) or input_tokens (responses) to report; default is a rough
+   * ceil(JSON(messages).length / 4), or ceil(JSON([instructions, input]).length / 4).
+   */
   promptTokens?: (req: RecordedRequest) => number;
   /** Keep only the newest N recorded requests (and their sent bytes); default unlimited. */
   maxRecorded?: number;
@@ -47,9 +50,12 @@ export interface ScriptedReply {
   headers?: Record<string, string>;
   /** Sent verbatim (a string or a Buffer, e.g. gzip bytes) or as JSON, instead of the route's generated body. */
   body?: unknown;
-  /** Assistant text of a chat completion. */
+  /** Assistant text: a chat completion's message, or a response's `message` output item. */
   content?: string;
+  /** Chat `tool_calls`, or a response's `function_call` output items (several: parallel calls). */
   toolCalls?: ScriptedToolCall[];
+  /** Responses only: a `reasoning` output item before the others. */
+  reasoning?: ScriptedReasoning;
   /** Content deltas to stream, one per chunk, instead of splitting `content`. */
   stream?: { chunks?: string[] };
   /** Extra delay before the headers, on top of the configured latency. */
@@ -58,13 +64,24 @@ export interface ScriptedReply {
   resetAfterBytes?: number;
   /** Force the usage block on (even without stream_options.include_usage) or off. */
   usage?: boolean;
+  /** Chat's finish_reason; on responses `length` and `content_filter` make the response `incomplete`. */
   finishReason?: string;
-  /** Streaming only: emit `data: {"error": sseError}` after the content, then end without [DONE]. */
+  /**
+   * Streaming only: after the content, chat emits `data: {"error": sseError}` and ends without
+   * [DONE]; responses emit an `error` event carrying it and end without `response.completed`.
+   */
   sseError?: unknown;
   /** Go silent once the headers are out (a stream: after `afterEvents` events), then carry on. */
   stall?: ScriptedStall;
   /** Answer with this many bytes of SSE filler, written as fast as the connection accepts them. */
   flood?: number;
+}
+
+export interface ScriptedReasoning {
+  /** The summary_text parts of the item's `summary`; none by default, as when no summary is asked. */
+  summary?: string[];
+  /** Send `encrypted_content`; default: when the request's `include` asks for "reasoning.encrypted_content". */
+  encrypted?: boolean;
 }
 
 export interface ScriptedStall {
@@ -76,7 +93,7 @@ export interface ScriptedStall {
 }
 
 export interface EnqueueOptions {
-  /** Only a chat request for this model takes the reply. */
+  /** Only a request (chat or responses) for this model takes the reply. */
   model?: string;
   /** Only a request whose path (without query) equals this takes the reply. */
   path?: string;
@@ -91,6 +108,8 @@ export interface FakeUpstream {
   /** POST /v1/chat/completions, excluding summarizer calls. */
   chatRequests(): RecordedRequest[];
   summarizerRequests(): RecordedRequest[];
+  /** POST /v1/responses. */
+  responsesRequests(): RecordedRequest[];
   /**
    * Script the next matching reply (FIFO). A reply without `model` never goes to a summarizer
    * call, so scripting the main model is not disturbed by a compaction happening first.

@@ -156,6 +156,14 @@ describe('other routes and errors', () => {
     expect(fake.sentBytes(fake.chatRequests()[0]!)).toHaveLength(0);
   });
 
+  it('answers a JSON body that is not an object with a 400, not a hung request', async () => {
+    for (const body of ['null', '[]', '"text"']) {
+      const res = await fetch(`${fake.url}/chat/completions`, { method: 'POST', body, signal: AbortSignal.timeout(2_000) });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { type: string } }).error.type).toBe('invalid_request_error');
+    }
+  });
+
   it('lets a default script answer every request', async () => {
     fake.setDefault((req) => ({ content: `seen ${req.json?.messages?.length} messages` }));
     const completion = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] });

@@ -1,5 +1,5 @@
 // A scripted OpenAI-compatible upstream on plain node:http for tests, the demo and benchmarks.
-// It records every request, answers chat completions (JSON or SSE) deterministically, plays
+// It records every request, answers chat completions and responses (JSON or SSE) deterministically, plays
 // recap's summarizer with an extractive summary, and can inject errors, delays, stalls and broken
 // streams.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BodyWriter } from './fake-body-writer.js';
 import { CHAT_PATH, respond } from './fake-routes.js';
+import { RESPONSES_PATH } from './fake-responses-route.js';
 import { pathOf, ReplyScript } from './fake-script.js';
 import type { FakeUpstream, FakeUpstreamOptions, RecordedRequest } from './fake-types.js';
 
@@ -22,6 +23,7 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
   let serial = 0;
 
   const isChatCall = (r: RecordedRequest): boolean => r.method === 'POST' && pathOf(r) === CHAT_PATH;
+  const isResponsesCall = (r: RecordedRequest): boolean => r.method === 'POST' && pathOf(r) === RESPONSES_PATH;
   const isSummarizerCall = (r: RecordedRequest): boolean =>
     isChatCall(r) && options.summarizerModel !== undefined && r.json?.model === options.summarizerModel;
 
@@ -58,6 +60,7 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     record.json = parseJson(record.body);
 
     const chat = isChatCall(record);
+    const responses = isResponsesCall(record);
     const summarizer = isSummarizerCall(record);
     const reply = script.take(record, summarizer) ?? {};
     writer = new BodyWriter(res, reply.resetAfterBytes);
@@ -65,7 +68,7 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     writers.set(record, writer);
     forgetOldest();
 
-    const routeLatency = summarizer ? (options.summarizerLatencyMs ?? options.latencyMs) : chat ? options.latencyMs : 0;
+    const routeLatency = summarizer ? (options.summarizerLatencyMs ?? options.latencyMs) : chat || responses ? options.latencyMs : 0;
     const delay = (routeLatency ?? 0) + (reply.delayMs ?? 0);
     if (delay > 0) {
       try {
@@ -75,7 +78,7 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
       }
     }
     if (!writer.open) return;
-    await respond({ record, reply, res, writer, serial: ++serial, isChatCall: chat, isSummarizerCall: summarizer, options: () => options });
+    await respond({ record, reply, res, writer, serial: ++serial, isChatCall: chat, isResponsesCall: responses, isSummarizerCall: summarizer, options: () => options });
   }
 
   const server = createServer((req, res) => void handle(req, res));
@@ -93,6 +96,7 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     requests,
     chatRequests: () => requests.filter((r) => isChatCall(r) && !isSummarizerCall(r)),
     summarizerRequests: () => requests.filter(isSummarizerCall),
+    responsesRequests: () => requests.filter(isResponsesCall),
     enqueue: (reply, opts) => script.enqueue(reply, opts),
     setDefault: (fn) => script.setDefault(fn),
     setOptions: (o) => {
