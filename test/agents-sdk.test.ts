@@ -72,8 +72,8 @@ function readResponses(body: { instructions?: string; input: Item[] }): Forwarde
 }
 
 const MODELS = [
-  { api: 'chat completions', make: (c: OpenAI) => new OpenAIChatCompletionsModel(c, MODEL), read: (r: { json: unknown }) => readChat(r.json as never) },
-  { api: 'responses', make: (c: OpenAI) => new OpenAIResponsesModel(c, MODEL), read: (r: { json: unknown }) => readResponses(r.json as never) },
+  { api: 'chat completions', make: (c: OpenAI) => new OpenAIChatCompletionsModel(c, MODEL), read: (r: { json?: unknown }) => readChat(r.json as never) },
+  { api: 'responses', make: (c: OpenAI) => new OpenAIResponsesModel(c, MODEL), read: (r: { json?: unknown }) => readResponses(r.json as never) },
 ];
 
 let h: Harness;
