@@ -11,7 +11,7 @@ import type { Upstream } from '../upstream/client.js';
 import { upstreamRequestHeaders } from '../upstream/headers.js';
 import type { ChatPlan } from './compaction-step.js';
 import { parseChatRequest } from './parse-request.js';
-import type { RequestLog } from './request-log.js';
+import { type RequestLog, clientField } from './request-log.js';
 
 /** POST /v1/chat/completions, as the request path of DESIGN.md reads top to bottom. */
 export function createChatHandler(deps: AppDeps) {
@@ -50,7 +50,7 @@ export function createChatHandler(deps: AppDeps) {
     try {
       const raw = await readBody(req, config.server.body_limit_bytes);
       const body = parseChatRequest(raw);
-      log.model = body.model;
+      log.model = clientField(body.model);
       const route = deps.routeModel(body.model);
       log.modelLabel = route.model?.match ?? 'unconfigured';
       const upstream = deps.upstreams.get(route.upstream);
