@@ -48,7 +48,7 @@ function messageLine(m: ChatMessage, maxChars: number): string {
   const calls = callsOf(m).map((c) => c.name);
   const text = firstLine ?? (calls.length > 0 ? `→ tool_call ${calls.join(', ')}` : '');
   const line = redact(text);
-  return `${m.role}: ${line.length > maxChars ? `${headChars(line, maxChars)}…` : line}`;
+  return `${redact(String(m.role))}: ${line.length > maxChars ? `${headChars(line, maxChars)}…` : line}`;
 }
 
 const encoder = new TextEncoder();

@@ -84,6 +84,16 @@ describe('renderTranscript', () => {
     ]);
   });
 
+  it('redacts names, tool names and roles as well as text', () => {
+    const key = 'sk-proj-abcdefghij0123456789KLMNOP';
+    const entries = transcriptEntries([
+      { role: 'user', name: key, content: 'hi' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789', arguments: '{}' } }] },
+      { role: key, content: 'odd' },
+    ]);
+    expect(entries).toEqual(['USER ([REDACTED:openai_key]): hi', 'ASSISTANT → tool_call [REDACTED:github_token]({})', '[REDACTED:OPENAI_KEY]: odd']);
+  });
+
   it('renders empty content as an empty entry rather than dropping the message', () => {
     expect(renderTranscript([{ role: 'assistant', content: null }])).toBe('ASSISTANT: ');
   });

@@ -40,13 +40,15 @@ export function abbreviate(text: string, maxChars: number): string {
 }
 
 function renderMessage(m: ChatMessage, toolNames: ReadonlyMap<string, string>, bounds: TranscriptBounds): string {
-  const role = m.role.toUpperCase();
+  // Every string of the message that is shown is redacted, not only its text: a key pasted as a
+  // `name`, used as a tool's name or sent as an odd role is as secret as one in the text.
+  const role = redact(String(m.role)).toUpperCase();
   const isResult = m.role === 'tool' || m.role === 'function';
   const name = (isResult && typeof m.tool_call_id === 'string' && toolNames.get(m.tool_call_id)) || m.name;
-  const label = name ? `${role} (${name})` : role;
+  const label = name ? `${role} (${redact(String(name))})` : role;
   const text = redact(contentText(m.content));
 
-  const lines = callsOf(m).map((c) => `${role} → ${c.kind} ${c.name}(${truncateArgs(c, bounds)})`);
+  const lines = callsOf(m).map((c) => `${role} → ${c.kind} ${redact(c.name)}(${truncateArgs(c, bounds)})`);
   const shown = isResult ? abbreviate(text, bounds.toolResultMaxChars) : text;
   if (text !== '' || lines.length === 0) lines.unshift(`${label}: ${shown}`);
   return lines.map(indentContinuation).join('\n');
