@@ -20,7 +20,7 @@ const CANARIES = {
 
 /** The over-budget history with its first, evicted round carrying the canaries in every field. */
 function history(): Record<string, unknown>[] {
-  const base = overBudgetHistory() as Record<string, unknown>[];
+  const base = overBudgetHistory() as unknown as Record<string, unknown>[];
   const evicted: Record<string, unknown>[] = [
     { role: 'user', name: CANARIES.name, content: 'please look ORD-1001 up' },
     {
