@@ -1,20 +1,52 @@
 import { isAscii } from 'node:buffer';
 import { errors } from '../errors.js';
+import { type WalkedMember, parseSliced } from '../json/parse-sliced.js';
+import { type Member, documentMembers } from '../json/scan.js';
+import type { Pause } from '../slicer.js';
 import { messageShapeProblem } from './message-shape.js';
 import type { ChatRequest } from './types.js';
 
-/**
- * Parses and checks the few fields recap relies on; everything else is the upstream's business
- * and is forwarded as the client sent it.
- */
-export function parseChatRequest(raw: Buffer): ChatRequest {
-  let body: unknown;
+// Parses and checks the few fields recap relies on; everything else is the upstream's business
+// and is forwarded as the client sent it. The top-level members' byte spans come along, so that a
+// rewritten request replaces only the bytes of `messages` (splice.ts).
+
+/** A parsed chat body and where its top-level members sit in the client's bytes. */
+export interface ChatBody {
+  body: ChatRequest;
+  raw: Buffer;
+  /** `messages` as written: its value's span and, when the parse walked it, its elements' spans. */
+  messages: WalkedMember;
+}
+
+// Bodies from this size are parsed in slices (parse-sliced.ts): JSON.parse of 1 MiB of dense
+// JSON takes about 10 ms, of 15 MiB up to 250 ms in one go.
+const SLICED_PARSE_BYTES = 1024 * 1024;
+
+// The top-level keys whose value changes what recap does (routing, the messages it counts and
+// compacts, the budget). Given twice, recap would act on one (JSON.parse keeps the last) while an
+// upstream that keeps the first would read another: refused instead. Other keys recap forwards as
+// written without reading them, so a duplicate there is the upstream's to judge.
+const KEYS_RECAP_READS = new Set(['model', 'messages', 'max_tokens', 'max_completion_tokens', 'tools', 'functions', 'response_format']);
+
+function parseWhole(raw: Buffer): unknown {
   try {
     // Most bodies are ASCII (JSON escapes the rest): read as one-byte text, which parses faster.
-    body = JSON.parse(isAscii(raw) ? raw.toString('latin1') : raw.toString('utf8'));
+    return JSON.parse(isAscii(raw) ? raw.toString('latin1') : raw.toString('utf8'));
   } catch (err) {
     throw errors.invalidJson((err as Error).message);
   }
+}
+
+function refuseDuplicates(members: readonly Member[]): void {
+  const seen = new Set<string>();
+  for (const { key } of members) {
+    if (!KEYS_RECAP_READS.has(key)) continue;
+    if (seen.has(key)) throw errors.invalidRequest(`\`${key}\` is given more than once in the request body.`, key);
+    seen.add(key);
+  }
+}
+
+function checkRequest(body: unknown): ChatRequest {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw errors.invalidRequest('The request body must be a JSON object.');
   }
@@ -33,4 +65,35 @@ export function parseChatRequest(raw: Buffer): ChatRequest {
     if (problem) throw errors.invalidRequest(`messages[${i}].${problem.field} ${problem.message}.`, `messages[${i}].${problem.field}`);
   });
   return req as ChatRequest;
+}
+
+async function parseDocument(raw: Buffer, pause: Pause): Promise<{ value: unknown; members: WalkedMember[] | null }> {
+  if (raw.length < SLICED_PARSE_BYTES) {
+    const value = parseWhole(raw);
+    // JSON.parse accepted the bytes, so the scan of their top level cannot fail.
+    return { value, members: value !== null && typeof value === 'object' && !Array.isArray(value) ? documentMembers(raw) : null };
+  }
+  try {
+    return await parseSliced(raw, pause);
+  } catch (err) {
+    if (err instanceof SyntaxError) throw errors.invalidJson(err.message);
+    throw err;
+  }
+}
+
+/** The request path's parse: big bodies in slices (`pause` between them), small ones in one go. */
+export async function readChatRequest(raw: Buffer, pause: Pause): Promise<ChatBody> {
+  const { value, members } = await parseDocument(raw, pause);
+  if (members) refuseDuplicates(members);
+  const body = checkRequest(value);
+  // checkRequest found exactly one `messages`, an array.
+  const messages = members!.find((m) => m.key === 'messages')!;
+  return { body, raw, messages };
+}
+
+/** The same checks in one go, for the CLI (`recap count`). */
+export function parseChatRequest(raw: Buffer): ChatRequest {
+  const value = parseWhole(raw);
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) refuseDuplicates(documentMembers(raw));
+  return checkRequest(value);
 }

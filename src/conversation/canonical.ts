@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import type { ChatMessage } from '../chat/types.js';
+import { stringifyJson } from '../json/stringify.js';
 
 // The canonical form of a message, as a hash: only the fields that carry meaning for the model,
 // with `null`, absent and empty treated alike and keys sorted. SDKs echo assistant messages back with
@@ -11,27 +12,18 @@ export function isEmpty(v: unknown): boolean {
   return v === null || v === undefined || (Array.isArray(v) && v.length === 0);
 }
 
-/** Recursively sorts keys and drops null/absent fields, so equal meaning gives equal JSON. */
-function normalize(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(normalize);
-  if (v !== null && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) {
-      const x = (v as Record<string, unknown>)[k];
-      if (x !== null && x !== undefined) out[k] = normalize(x);
-    }
-    return out;
-  }
-  return v;
+/**
+ * The canonical JSON of a value: keys sorted, null and absent members dropped, so equal meaning
+ * gives equal text. Written without recursion (json/stringify.ts): a client may nest a content
+ * part or tool-call arguments thousands of levels deep.
+ */
+function canonicalJson(v: unknown): string {
+  return stringifyJson(v, { sortKeys: true, dropNulls: true });
 }
 
 function canonicalToolCall(tc: unknown): unknown {
   const t = (tc ?? {}) as { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } };
-  return normalize({
-    id: t.id,
-    type: t.type ?? 'function',
-    function: { name: t.function?.name, arguments: t.function?.arguments },
-  });
+  return { id: t.id, type: t.type ?? 'function', function: { name: t.function?.name, arguments: t.function?.arguments } };
 }
 
 function sha256(text: string): string {
@@ -51,9 +43,9 @@ function field(value: string): string {
  */
 export function messageHash(m: ChatMessage): string {
   const c = m.content;
-  const content = isEmpty(c) || c === '' ? '' : typeof c === 'string' ? `s${c}` : `j${JSON.stringify(normalize(c))}`;
-  const calls = isEmpty(m.tool_calls) ? '' : JSON.stringify((m.tool_calls as unknown[]).map(canonicalToolCall));
-  const legacyCall = isEmpty(m.function_call) ? '' : JSON.stringify(normalize(m.function_call));
+  const content = isEmpty(c) || c === '' ? '' : typeof c === 'string' ? `s${c}` : `j${canonicalJson(c)}`;
+  const calls = isEmpty(m.tool_calls) ? '' : canonicalJson((m.tool_calls as unknown[]).map(canonicalToolCall));
+  const legacyCall = isEmpty(m.function_call) ? '' : canonicalJson(m.function_call);
   const name = isEmpty(m.name) ? '' : String(m.name);
   const callId = isEmpty(m.tool_call_id) ? '' : String(m.tool_call_id);
   return sha256(field(String(m.role)) + field(name) + field(content) + field(calls) + field(callId) + field(legacyCall));
