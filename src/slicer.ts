@@ -7,6 +7,9 @@ import { setImmediate as nextMacrotask } from 'node:timers/promises';
 /** Whether the current slice is used up: then await the promise returned, else go on. */
 export type Pause = () => Promise<void> | undefined;
 
+/** A slice of the request path's work: other requests wait about this long at most behind one. */
+export const SLICE_MS = 4;
+
 /** A pause that yields once the current slice of synchronous work has run `sliceMs`. */
 export function createSlicer(sliceMs: number): Pause {
   let sliceStart = performance.now();

@@ -7,11 +7,13 @@ import { requestAbort } from '../http/client-abort.js';
 import { readBody } from '../http/read-body.js';
 import { sendUpstreamResponse } from '../http/send-upstream-response.js';
 import { canForwardFirst } from '../pipeline/forward-first.js';
+import { SLICE_MS, createSlicer } from '../slicer.js';
 import type { Upstream } from '../upstream/client.js';
 import { upstreamRequestHeaders } from '../upstream/headers.js';
 import type { ChatPlan } from './compaction-step.js';
-import { parseChatRequest } from './parse-request.js';
+import { readChatRequest } from './parse-request.js';
 import { type RequestLog, clientField } from './request-log.js';
+import { spliceMessages } from './splice.js';
 
 /** POST /v1/chat/completions, as the request path of DESIGN.md reads top to bottom. */
 export function createChatHandler(deps: AppDeps) {
@@ -49,7 +51,8 @@ export function createChatHandler(deps: AppDeps) {
     let early: Promise<Dispatcher.ResponseData> | undefined;
     try {
       const raw = await readBody(req, config.server.body_limit_bytes);
-      const body = parseChatRequest(raw);
+      const chat = await readChatRequest(raw, createSlicer(SLICE_MS));
+      const { body } = chat;
       log.model = clientField(body.model);
       const route = deps.routeModel(body.model);
       log.modelLabel = route.model?.match ?? 'unconfigured';
@@ -66,7 +69,7 @@ export function createChatHandler(deps: AppDeps) {
         await nextMacrotask();
       }
       plan = await deps.compaction.prepare({ req, body, model: route.model, signal, log, forwardedFirst: early !== undefined });
-      const response = await (early ?? forward(upstream, req, plan.messages ? Buffer.from(JSON.stringify({ ...body, messages: plan.messages })) : raw, signal, log));
+      const response = await (early ?? forward(upstream, req, plan.messages ? spliceMessages(chat, plan.messages) : raw, signal, log));
 
       const observer = plan.observe(response.statusCode, response.headers);
       const outcome = await sendUpstreamResponse(res, response, {
