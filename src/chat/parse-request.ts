@@ -1,10 +1,11 @@
 import { isAscii } from 'node:buffer';
+import { primeMessageHash } from '../conversation/canonical.js';
 import { errors } from '../errors.js';
 import { type WalkedMember, parseSliced } from '../json/parse-sliced.js';
 import { type Member, documentMembers } from '../json/scan.js';
 import type { Pause } from '../slicer.js';
 import { messageShapeProblem } from './message-shape.js';
-import type { ChatRequest } from './types.js';
+import type { ChatMessage, ChatRequest } from './types.js';
 
 // Parses and checks the few fields recap relies on; everything else is the upstream's business
 // and is forwarded as the client sent it. The top-level members' byte spans come along, so that a
@@ -81,6 +82,15 @@ async function parseDocument(raw: Buffer, pause: Pause): Promise<{ value: unknow
   }
 }
 
+// A structured message (content parts, tool calls) this big gets its canonical hash worked out
+// here, in slices: the request path hashes messages synchronously (identifying, counting), and
+// hashing 200k tool calls or a 300k-key part in one go held the event loop for 0.5-1 s.
+const PRIMED_MESSAGE_BYTES = 64 * 1024;
+
+function isStructured(m: ChatMessage): boolean {
+  return Array.isArray(m.content) || Array.isArray(m.tool_calls) || (m.function_call !== null && typeof m.function_call === 'object');
+}
+
 /** The request path's parse: big bodies in slices (`pause` between them), small ones in one go. */
 export async function readChatRequest(raw: Buffer, pause: Pause): Promise<ChatBody> {
   const { value, members } = await parseDocument(raw, pause);
@@ -88,6 +98,11 @@ export async function readChatRequest(raw: Buffer, pause: Pause): Promise<ChatBo
   const body = checkRequest(value);
   // checkRequest found exactly one `messages`, an array.
   const messages = members!.find((m) => m.key === 'messages')!;
+  // Only a walked array has element spans; a smaller one holds no message worth it.
+  for (const [i, span] of (messages.elements ?? []).entries()) {
+    const m = body.messages[i]!;
+    if (span.end - span.start > PRIMED_MESSAGE_BYTES && isStructured(m)) await primeMessageHash(m, pause);
+  }
   return { body, raw, messages };
 }
 

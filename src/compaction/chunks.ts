@@ -42,6 +42,8 @@ export async function chunkTranscript(
       current.push(part.text);
       currentTokens += tokens;
     }
+    // Thousands of short entries (an agent's tool steps) add up to as much counting as one long one.
+    await pause();
   }
   if (current.length > 0) chunks.push(current.join('\n'));
   return chunks;

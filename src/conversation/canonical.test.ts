@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../chat/types.js';
-import { hashChain, messageHash } from './canonical.js';
+import { hashChain, messageHash, primeMessageHash } from './canonical.js';
 
 describe('canonical message form', () => {
   it('ignores key order, null vs absent fields and SDK extras', () => {
@@ -84,5 +84,26 @@ describe('canonical hashes across versions', () => {
     const call = { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: deep } }] } as unknown as ChatMessage;
     expect(messageHash(part)).toMatch(/^[\w-]{43}$/);
     expect(messageHash(call)).not.toBe(messageHash(part));
+  });
+});
+
+describe('primeMessageHash', () => {
+  it('works out in slices the hash messageHash gives, which messageHash then returns', async () => {
+    const calls = Array.from({ length: 20_000 }, (_, i) => ({ id: `c${i}`, type: 'function', function: { name: 'f', arguments: { i, note: null } } }));
+    const wide = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${(i * 7919) % 10_000}`, i]));
+    const messages = [
+      { role: 'assistant', content: null, tool_calls: calls },
+      { role: 'user', content: [{ type: 'text', text: 'x', meta: wide }] },
+    ] as unknown as ChatMessage[];
+    const expected = messages.map((m) => messageHash({ ...m }));
+    let pauses = 0;
+    for (const m of messages) {
+      await primeMessageHash(m, () => {
+        pauses++;
+        return undefined;
+      });
+    }
+    expect(pauses).toBeGreaterThan(10);
+    expect(messages.map(messageHash)).toEqual(expected);
   });
 });
