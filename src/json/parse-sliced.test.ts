@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { noPause } from '../slicer.js';
 import { parseSliced } from './parse-sliced.js';
+import { stringifyJson } from './stringify.js';
 
 // The sliced parse must be JSON.parse in every respect: the same value for every document it
 // accepts, a SyntaxError for every document it refuses. `pieceBytes: 1` walks every object and
@@ -81,6 +82,14 @@ describe('parseSliced', () => {
     expect(Object.keys(value as object)).toEqual(Object.keys(JSON.parse(text) as object));
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
     expect(Object.hasOwn(value as object, '__proto__')).toBe(true);
+  });
+
+  it('gives objects whose canonical JSON (keys recorded while parsing) equals that of JSON.parse’s', async () => {
+    const text = '{"b":1,"10":0,"a":{"y":null,"2":[1],"x":2},"b":3,"1":0,"__proto__":5}';
+    const { value } = await parseSliced(Buffer.from(text), noPause, walkAll);
+    const canonical = { sortKeys: true, dropNulls: true };
+    expect(stringifyJson(value, canonical)).toBe(stringifyJson(JSON.parse(text), canonical));
+    expect(stringifyJson(value)).toBe(JSON.stringify(JSON.parse(text)));
   });
 
   it('decodes UTF-8 and escapes as JSON.parse does, also across the pieces', async () => {

@@ -1,4 +1,5 @@
 import type { Pause } from '../slicer.js';
+import { keysInAnyOrder } from './walked-keys.js';
 
 // JSON.stringify recurses on the call stack and throws a RangeError on a value nested a few
 // thousand levels deep, which a client can send (JSON.parse takes any depth); and it cannot be
@@ -22,7 +23,8 @@ const ARRAY_INDEX = /^(?:0|[1-9][0-9]{0,9})$/;
 const MAX_ARRAY_INDEX = 2 ** 32 - 2;
 
 function isArrayIndex(key: string): boolean {
-  return ARRAY_INDEX.test(key) && Number(key) <= MAX_ARRAY_INDEX;
+  const first = key.charCodeAt(0);
+  return first >= 0x30 && first <= 0x39 && ARRAY_INDEX.test(key) && Number(key) <= MAX_ARRAY_INDEX;
 }
 
 // Sorting the keys of a huge object is itself long (300k keys: ~130 ms): past RUN keys they are
@@ -146,18 +148,18 @@ export class JsonWriter {
     if (v === null || typeof v !== 'object') return false;
     this.out.push('{');
     const obj = v as Record<string, unknown>;
-    const keys = Object.keys(obj);
     if (!this.options.sortKeys) {
-      this.stack.push({ kind: 'object', obj, keys, next: 0, wrote: false });
+      this.stack.push({ kind: 'object', obj, keys: Object.keys(obj), next: 0, wrote: false });
       return true;
     }
-    let indices = 0;
-    while (indices < keys.length && isArrayIndex(keys[indices]!)) indices++;
-    const rest = indices === 0 ? keys : keys.slice(indices);
+    // Sorted anyway, so any order will do: the keys a sliced parse recorded spare Object.keys.
+    const all = keysInAnyOrder(obj);
+    const indices = all.filter(isArrayIndex).sort((a, b) => Number(a) - Number(b));
+    const rest = indices.length === 0 ? [...all] : all.filter((k) => !isArrayIndex(k));
     if (rest.length <= RUN) {
-      this.stack.push({ kind: 'object', obj, keys: indices === 0 ? rest.sort() : [...keys.slice(0, indices), ...rest.sort()], next: 0, wrote: false });
+      this.stack.push({ kind: 'object', obj, keys: [...indices, ...rest.sort()], next: 0, wrote: false });
     } else {
-      this.stack.push({ kind: 'sort', obj, indices: keys.slice(0, indices), sort: new SortInSteps(rest) });
+      this.stack.push({ kind: 'sort', obj, indices, sort: new SortInSteps(rest) });
     }
     return true;
   }
