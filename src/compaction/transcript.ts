@@ -37,7 +37,10 @@ export async function transcriptEntries(messages: readonly ChatMessage[], option
   const entries: string[] = [];
   for (const m of messages) {
     const calls = callsOf(m);
-    for (const call of calls) if (call.id !== null) toolNames.set(call.id, call.name);
+    for (const [i, call] of calls.entries()) {
+      if (call.id !== null) toolNames.set(call.id, call.name);
+      if (i % 1024 === 1023) await pause();
+    }
     entries.push(await renderMessage(m, calls, toolNames, bounds, pause));
     await pause();
   }
@@ -65,14 +68,13 @@ async function renderMessage(m: ChatMessage, calls: readonly CallInfo[], toolNam
   const label = name ? `${role} (${redact(String(name))})` : role;
   const text = await redactSliced(contentText(m.content), pause);
 
-  const lines: string[] = [];
+  const shown = isResult ? abbreviate(text, bounds.toolResultMaxChars) : text;
+  const lines: string[] = text !== '' || calls.length === 0 ? [indentContinuation(`${label}: ${shown}`)] : [];
   for (const c of calls) {
-    lines.push(`${role} → ${c.kind} ${redact(c.name)}(${truncateArgs(c, bounds)})`);
+    lines.push(indentContinuation(`${role} → ${c.kind} ${redact(c.name)}(${truncateArgs(c, bounds)})`));
     await pause();
   }
-  const shown = isResult ? abbreviate(text, bounds.toolResultMaxChars) : text;
-  if (text !== '' || lines.length === 0) lines.unshift(`${label}: ${shown}`);
-  return lines.map(indentContinuation).join('\n');
+  return lines.join('\n');
 }
 
 function indentContinuation(line: string): string {
