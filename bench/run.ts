@@ -8,6 +8,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   overhead: async () => (await import('./overhead.js')).runOverheadBench,
   'long-conversation': async () => (await import('./long-conversation.js')).runLongConversationBench,
   'eval-example': async () => (await import('./eval-example.js')).runEvalExampleBench,
+  hardening: async () => (await import('./hardening.js')).runHardeningBench,
 };
 
 async function main(names: string[]): Promise<void> {

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { coerceExpanded, type Env, type Expanded, interpolate } from './config-interpolate.js';
 import { configSchema, type Config, type ModelConfig } from './config-schema.js';
 import { parseRedisUrl } from './store/redis-url.js';
+import { globMatches, isGlob } from './glob.js';
 
 export type { Config, ModelConfig, UpstreamConfig, CompactionConfig, StoreConfig } from './config-schema.js';
 
@@ -129,20 +130,20 @@ export function loadConfigFile(flag: string | undefined, env: Env = process.env)
   return loadConfig(named || DEFAULT_CONFIG_FILE, env, Boolean(named));
 }
 
-/** `*` and `?` globs, as `models[].match` and `clients[].models` use them. */
-export function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${body}$`);
-}
+// Names are chosen by clients: only short ones are cached (real model names are), so that the
+// cache's memory stays bounded in bytes as well as in entries (10,000 names of 2 MiB each would
+// hold 20 GB); a longer name is matched again each time, in linear time (glob.ts).
+const MAX_CACHED_NAMES = 10_000;
+export const MAX_CACHED_NAME_CHARS = 256;
 
 /** First model entry whose `match` (exact name or glob with `*`/`?`) fits, else undefined. */
 export function createModelResolver(models: ModelConfig[]): (model: string) => ModelConfig | undefined {
-  const matchers = models.map((m) => ({ m, re: /[*?]/.test(m.match) ? globToRegExp(m.match) : undefined }));
+  const matchers = models.map((m) => ({ m, glob: isGlob(m.match) }));
   const cache = new Map<string, ModelConfig | undefined>();
   return (model) => {
     if (cache.has(model)) return cache.get(model);
-    const found = matchers.find(({ m, re }) => (re ? re.test(model) : m.match === model))?.m;
-    if (cache.size < 10_000) cache.set(model, found);
+    const found = matchers.find(({ m, glob }) => (glob ? globMatches(m.match, model) : m.match === model))?.m;
+    if (cache.size < MAX_CACHED_NAMES && model.length <= MAX_CACHED_NAME_CHARS) cache.set(model, found);
     return found;
   };
 }

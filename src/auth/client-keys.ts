@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ClientConfig } from '../config-schema.js';
-import { globToRegExp } from '../config.js';
+import { globMatches } from '../glob.js';
 
 // The configured clients, looked up by the bearer key a request presents. Keys are kept only as
 // SHA-256 digests, and the lookup compares the presented key's digest with every client's in
@@ -26,8 +26,8 @@ const digest = (key: string) => createHash('sha256').update(key, 'utf8').digest(
 
 export function createClientKeys(clients: readonly ClientConfig[]): ClientKeys {
   const entries = clients.map((c) => {
-    const globs = c.models?.map(globToRegExp);
-    const mayUse = globs ? (model: string) => globs.some((re) => re.test(model)) : () => true;
+    const globs = c.models;
+    const mayUse = globs ? (model: string) => globs.some((glob) => globMatches(glob, model)) : () => true;
     return { digest: digest(c.key), client: { name: c.name, restricted: globs !== undefined, mayUse, tokensPerWindow: c.tenant_tokens_per_window } satisfies Client };
   });
   return {

@@ -1,20 +1,23 @@
-import { isAscii } from 'node:buffer';
+import { primeMessageHash } from '../conversation/canonical.js';
 import { errors } from '../errors.js';
+import { type JsonBody, parseJsonBody, readJsonBody, refuseDuplicates } from '../json/body.js';
+import type { Pause } from '../slicer.js';
 import { messageShapeProblem } from './message-shape.js';
-import type { ChatRequest } from './types.js';
+import type { ChatMessage, ChatRequest } from './types.js';
 
-/**
- * Parses and checks the few fields recap relies on; everything else is the upstream's business
- * and is forwarded as the client sent it.
- */
-export function parseChatRequest(raw: Buffer): ChatRequest {
-  let body: unknown;
-  try {
-    // Most bodies are ASCII (JSON escapes the rest): read as one-byte text, which parses faster.
-    body = JSON.parse(isAscii(raw) ? raw.toString('latin1') : raw.toString('utf8'));
-  } catch (err) {
-    throw errors.invalidJson((err as Error).message);
-  }
+// Parses and checks the few fields recap relies on; everything else is the upstream's business
+// and is forwarded as the client sent it. The top-level members' byte spans come along, so that a
+// rewritten request replaces only the bytes of `messages` (json/splice.ts).
+
+/** A parsed chat body and where its top-level members sit in the client's bytes. */
+export interface ChatBody extends JsonBody {
+  body: ChatRequest;
+}
+
+// The top-level keys whose value changes what recap does with a chat request.
+const KEYS_RECAP_READS = new Set(['model', 'messages', 'max_tokens', 'max_completion_tokens', 'tools', 'functions', 'response_format']);
+
+function checkRequest(body: unknown): ChatRequest {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw errors.invalidRequest('The request body must be a JSON object.');
   }
@@ -33,4 +36,35 @@ export function parseChatRequest(raw: Buffer): ChatRequest {
     if (problem) throw errors.invalidRequest(`messages[${i}].${problem.field} ${problem.message}.`, `messages[${i}].${problem.field}`);
   });
   return req as ChatRequest;
+}
+
+// A structured message (content parts, tool calls) this big gets its canonical hash worked out
+// here, in slices: the request path hashes messages synchronously (identifying, counting), and
+// hashing 200k tool calls or a 300k-key part in one go held the event loop for 0.5-1 s.
+const PRIMED_MESSAGE_BYTES = 64 * 1024;
+
+function isStructured(m: ChatMessage): boolean {
+  return Array.isArray(m.content) || Array.isArray(m.tool_calls) || (m.function_call !== null && typeof m.function_call === 'object');
+}
+
+/** The request path's parse: big bodies in slices (`pause` between them), small ones in one go. */
+export async function readChatRequest(raw: Buffer, pause: Pause): Promise<ChatBody> {
+  const json = await readJsonBody(raw, pause);
+  if (json.members) refuseDuplicates(json.members, KEYS_RECAP_READS);
+  const body = checkRequest(json.value);
+  // checkRequest found exactly one `messages`, an array. Only a walked array has element spans; a
+  // smaller one holds no message worth it.
+  const messages = json.members!.find((m) => m.key === 'messages')!;
+  for (const [i, span] of (messages.elements ?? []).entries()) {
+    const m = body.messages[i]!;
+    if (span.end - span.start > PRIMED_MESSAGE_BYTES && isStructured(m)) await primeMessageHash(m, pause);
+  }
+  return { ...json, body };
+}
+
+/** The same checks in one go, for the CLI (`recap count`, `recap eval`). */
+export function parseChatRequest(raw: Buffer): ChatRequest {
+  const json = parseJsonBody(raw);
+  if (json.members) refuseDuplicates(json.members, KEYS_RECAP_READS);
+  return checkRequest(json.value);
 }

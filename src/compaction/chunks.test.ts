@@ -6,33 +6,45 @@ import { INPUT_NOTICE } from './prompt.js';
 const chars = (text: string): number => text.length;
 
 describe('chunkTranscript', () => {
-  it('keeps everything in one chunk when it fits', () => {
-    expect(chunkTranscript(['USER: a', 'ASSISTANT: b'], 100, chars)).toEqual(['USER: a\nASSISTANT: b']);
+  it('keeps everything in one chunk when it fits', async () => {
+    expect(await chunkTranscript(['USER: a', 'ASSISTANT: b'], 100, chars)).toEqual(['USER: a\nASSISTANT: b']);
   });
 
-  it('packs whole entries in order without passing the bound', () => {
+  it('packs whole entries in order without passing the bound', async () => {
     const entries = ['a'.repeat(40), 'b'.repeat(40), 'c'.repeat(40), 'd'.repeat(10)];
-    const chunks = chunkTranscript(entries, 100, chars);
+    const chunks = await chunkTranscript(entries, 100, chars);
     expect(chunks).toEqual([`${'a'.repeat(40)}\n${'b'.repeat(40)}`, `${'c'.repeat(40)}\n${'d'.repeat(10)}`]);
     for (const c of chunks) expect(c.length).toBeLessThanOrEqual(100);
   });
 
-  it('splits an entry bigger than a chunk, losing nothing and keeping order', () => {
+  it('splits an entry bigger than a chunk, losing nothing and keeping order', async () => {
     const big = Array.from({ length: 500 }, (_, i) => String(i % 10)).join('');
-    const chunks = chunkTranscript(['USER: small', big], 100, chars);
+    const chunks = await chunkTranscript(['USER: small', big], 100, chars);
     expect(chunks.length).toBeGreaterThan(5);
     for (const c of chunks) expect(c.length).toBeLessThanOrEqual(100);
     expect(chunks.join('\n').replaceAll('\n', '')).toBe(`USER: small${big}`);
   });
 
-  it('never splits an emoji', () => {
-    const chunks = chunkTranscript(['😀'.repeat(50)], 10, chars);
+  it('splits a long entry at its counting cuts, pausing between pieces, in order and within the bound', async () => {
+    const big = Array.from({ length: 3000 }, (_, i) => `line ${i} of a pasted log`).join('\n');
+    let pauses = 0;
+    const chunks = await chunkTranscript(['USER: small', big], 500, chars, () => {
+      pauses++;
+      return undefined;
+    });
+    expect(pauses).toBeGreaterThan(10);
+    for (const c of chunks) expect(c.length).toBeLessThanOrEqual(500);
+    expect(chunks.join('\n').replaceAll('\n', '')).toBe(`USER: small${big}`.replaceAll('\n', ''));
+  });
+
+  it('never splits an emoji', async () => {
+    const chunks = await chunkTranscript(['😀'.repeat(50)], 10, chars);
     expect(chunks.join('').replaceAll('\n', '')).toBe('😀'.repeat(50));
     for (const c of chunks) expect(c.replaceAll('\n', '').length % 2).toBe(0);
   });
 
-  it('returns no chunk for no entries', () => {
-    expect(chunkTranscript([], 100, chars)).toEqual([]);
+  it('returns no chunk for no entries', async () => {
+    expect(await chunkTranscript([], 100, chars)).toEqual([]);
   });
 });
 

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redact } from './redact.js';
+import { redact, redactSliced } from './redact.js';
 
 describe('redact: true positives', () => {
   it.each([
@@ -97,5 +98,36 @@ describe('redact: near-misses stay', () => {
     'ssh user@host:22',
   ])('%s', (text) => {
     expect(redact(text)).toBe(text);
+  });
+});
+
+describe('redactSliced', () => {
+  // Fragments that make secrets, labels and key blocks meet line ends in every way.
+  const fragment = fc.constantFrom(
+    '\n', ' ', '\t', ':', '=', '"', "'", '.', 'x', 'word', 'is', 'was', 'the', 'Bearer', 'bearer', 'Authorization', 'Basic', 'Token',
+    'password', 'api_key', 'DB_PASSWORD', 'token', 'secret', 'hunter2hunter2', 'abcdef0123456789abcdef', 'sk-proj-abcdefghij0123456789KLMN',
+    'ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl', '-----BEGIN PRIVATE KEY-----',
+    '-----END PRIVATE KEY-----', '-----BEGIN RSA PRIVATE KEY-----', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 'postgres://app:', 's3cr3tpass', '@db',
+  );
+
+  it('redacts exactly as redact() does, wherever the pieces end', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fragment, { maxLength: 120 }), fc.integer({ min: 1, max: 40 }), async (parts, pieceChars) => {
+        const text = parts.join('');
+        expect(await redactSliced(text, () => undefined, pieceChars)).toBe(redact(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('pauses between the pieces of a long text', async () => {
+    const text = `${'log line 1234 ok\n'.repeat(20_000)}key sk-proj-abcdefghij0123456789KLMN\n`;
+    let pauses = 0;
+    const out = await redactSliced(text, () => {
+      pauses++;
+      return undefined;
+    });
+    expect(out).toBe(redact(text));
+    expect(pauses).toBeGreaterThan(3);
   });
 });

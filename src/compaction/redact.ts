@@ -77,3 +77,58 @@ export function redact(text: string): string {
   }
   return out;
 }
+
+// Redacting megabytes at once holds the event loop (~30 ms per MB), so a long text is redacted
+// in pieces with a pause between them. A piece ends just after a newline that no pattern can
+// match across: the patterns that span whitespace do so only right after a label (`Bearer`,
+// `password:`, `Authorization: Basic`, `the password is`), so a line that ends with one does not
+// end a piece; nor does a line inside a private key block (from its BEGIN line to its END line).
+// Pieces so cut redact exactly as the whole text does (redact.test.ts checks it on generated texts).
+const PIECE_CHARS = 64 * 1024;
+const CONTINUED_BY_NEXT_LINE =
+  /(?:bearer|password|passwd|passphrase|passcode|secret|token|key|authorization|is|was)["'`]?\s*(?:[:=]\s*["'`]?\s*(?:[A-Za-z][A-Za-z0-9-]*\s*)?)?$|\s$/i;
+const LINE_TAIL_CHARS = 160;
+const KEY_BEGIN = /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----/g;
+// What the private_key pattern takes after a BEGIN line that has no END line.
+const KEY_BODY = /[A-Za-z0-9+/=\s\\]*/y;
+
+/** Whether the private_key pattern's match of the BEGIN line `begin` ends before `cut`. */
+function keyBlockEndsBefore(text: string, begin: RegExpExecArray, cut: number): boolean {
+  const end = `-----END ${begin[1]}PRIVATE KEY${begin[2] ?? ''}-----`;
+  const at = text.indexOf(end, begin.index + begin[0].length);
+  if (at !== -1) return at + end.length <= cut;
+  KEY_BODY.lastIndex = begin.index + begin[0].length;
+  KEY_BODY.exec(text);
+  return KEY_BODY.lastIndex < cut;
+}
+
+/** Whether a piece may end at `cut` (just after a newline), given the piece started at `start`. */
+function isSafeEnd(text: string, start: number, cut: number): boolean {
+  const lineEnd = cut - 1;
+  if (CONTINUED_BY_NEXT_LINE.test(text.slice(Math.max(start, lineEnd - LINE_TAIL_CHARS), lineEnd))) return false;
+  KEY_BEGIN.lastIndex = start;
+  for (let m = KEY_BEGIN.exec(text); m !== null && m.index < cut; m = KEY_BEGIN.exec(text)) {
+    if (!keyBlockEndsBefore(text, m, cut)) return false;
+  }
+  return true;
+}
+
+/** Where the piece that starts at `start` ends: at a safe newline past `start + pieceChars`, else the text's end. */
+function pieceEnd(text: string, start: number, pieceChars: number): number {
+  let nl = text.indexOf('\n', start + pieceChars);
+  while (nl !== -1 && !isSafeEnd(text, start, nl + 1)) nl = text.indexOf('\n', nl + 1);
+  return nl === -1 ? text.length : nl + 1;
+}
+
+/** redact(text), in pieces with `pause` between them; the same result. */
+export async function redactSliced(text: string, pause: () => Promise<void> | undefined, pieceChars = PIECE_CHARS): Promise<string> {
+  if (text.length <= pieceChars) return redact(text);
+  const out: string[] = [];
+  for (let start = 0; start < text.length; ) {
+    const end = pieceEnd(text, start, pieceChars);
+    out.push(redact(text.slice(start, end)));
+    start = end;
+    await pause();
+  }
+  return out.join('');
+}

@@ -32,7 +32,7 @@ function expectToolPairsIntact(messages: ChatMessage[]): void {
 }
 
 describe('rules', () => {
-  it("molo's example: 4 rounds of 11 tokens, budget 30 → [summary, newest round]", () => {
+  it("molo's example: 4 rounds of 11 tokens, budget 30 → [summary, newest round]", async () => {
     const messages = [1, 2, 3, 4].flatMap((i) => [msg('user', `Question from round ${i}`, 5), msg('assistant', `Answer from round ${i}`, 6)]);
     const { action, evicted, view } = compact(messages, 30);
     expect(action).toBe('compacted');
@@ -40,8 +40,8 @@ describe('rules', () => {
     expect(view).toHaveLength(3);
     expect(isSummary(view[0]!)).toBe(true);
     expect(view[1]).toEqual(msg('user', 'Question from round 4', 5));
-    expect(renderTranscript(evicted)).toContain('USER: Question from round 3');
-    expect(renderTranscript(evicted)).not.toContain('round 4');
+    expect(await renderTranscript(evicted)).toContain('USER: Question from round 3');
+    expect(await renderTranscript(evicted)).not.toContain('round 4');
   });
 
   it('pinned system and developer messages stay first and untouched; the summary goes right after them', () => {
@@ -103,7 +103,7 @@ describe('rules', () => {
     expect(view.at(-1)!.role).toBe('tool');
   });
 
-  it('non-text content is counted, cut by rounds and shown as placeholders to the summarizer', () => {
+  it('non-text content is counted, cut by rounds and shown as placeholders to the summarizer', async () => {
     const image: ChatMessage = {
       role: 'user',
       content: [
@@ -114,7 +114,7 @@ describe('rules', () => {
     };
     const messages = [image, msg('assistant', 'A cat.', 50), msg('user', 'Thanks'), msg('assistant', 'You are welcome.')];
     const { evicted, view } = compact(messages, 500);
-    expect(renderTranscript(evicted)).toBe('USER: What is in this picture?\n  [image]\nASSISTANT: A cat.');
+    expect(await renderTranscript(evicted)).toBe('USER: What is in this picture?\n  [image]\nASSISTANT: A cat.');
     expect(view.slice(1)).toEqual(messages.slice(2));
   });
 });

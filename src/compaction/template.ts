@@ -43,12 +43,28 @@ function previousBody(summary: string | null): { body: string; truncated: boolea
   return { body, truncated };
 }
 
+// Only the first maxChars of a line are kept: redacting this much beyond them (so that a secret
+// that starts in the kept part is still recognised whole) spares redacting a multi-MB line.
+const REDACTION_MARGIN = 4096;
+
+/** The first line with text in it, trimmed; found without splitting megabytes into lines. */
+function firstLineOf(text: string): string | undefined {
+  for (let start = 0; start < text.length; ) {
+    const nl = text.indexOf('\n', start);
+    const end = nl === -1 ? text.length : nl;
+    const line = text.slice(start, end).trim();
+    if (line !== '') return line;
+    start = end + 1;
+  }
+  return undefined;
+}
+
 function messageLine(m: ChatMessage, maxChars: number): string {
-  const firstLine = contentText(m.content).split('\n').find((l) => l.trim() !== '')?.trim();
+  const firstLine = firstLineOf(contentText(m.content));
   const calls = callsOf(m).map((c) => c.name);
   const text = firstLine ?? (calls.length > 0 ? `→ tool_call ${calls.join(', ')}` : '');
-  const line = redact(text);
-  return `${m.role}: ${line.length > maxChars ? `${headChars(line, maxChars)}…` : line}`;
+  const line = redact(headChars(text, maxChars + REDACTION_MARGIN));
+  return `${redact(String(m.role))}: ${line.length > maxChars ? `${headChars(line, maxChars)}…` : line}`;
 }
 
 const encoder = new TextEncoder();

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../chat/types.js';
+import { stringifyJson } from '../json/stringify.js';
 
 // The calls an assistant message makes, read defensively: recap checks only `role` on incoming
 // messages, and a malformed `tool_calls` must reach the upstream to be rejected there, not crash
@@ -29,6 +30,7 @@ function fn(value: unknown): { name: string; arguments: string } {
   const f = (value ?? {}) as { name?: unknown; arguments?: unknown };
   return {
     name: typeof f.name === 'string' ? f.name : '?',
-    arguments: typeof f.arguments === 'string' ? f.arguments : JSON.stringify(f.arguments ?? ''),
+    // Arguments given as a JSON value rather than a string may nest deeper than JSON.stringify goes.
+    arguments: typeof f.arguments === 'string' ? f.arguments : stringifyJson(f.arguments ?? ''),
   };
 }

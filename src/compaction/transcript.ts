@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../chat/types.js';
-import { redact } from './redact.js';
+import { type Pause, noPause } from '../slicer.js';
+import { redact, redactSliced } from './redact.js';
 import { contentText, headChars, tailChars } from './text.js';
 import { callsOf, type CallInfo } from './tool-calls.js';
 
@@ -18,17 +19,36 @@ export interface TranscriptBounds {
 
 export const DEFAULT_TRANSCRIPT_BOUNDS: TranscriptBounds = { toolArgsMaxChars: 200, toolResultMaxChars: 1500 };
 
-/** One entry per message, in order: the units a long transcript is chunked by. */
-export function transcriptEntries(messages: readonly ChatMessage[], bounds = DEFAULT_TRANSCRIPT_BOUNDS): string[] {
-  const toolNames = new Map<string, string>();
-  return messages.map((m) => {
-    for (const call of callsOf(m)) if (call.id !== null) toolNames.set(call.id, call.name);
-    return renderMessage(m, toolNames, bounds);
-  });
+export interface TranscriptOptions {
+  bounds?: TranscriptBounds;
+  /**
+   * Called between messages, tool calls and the pieces of a long text's redaction: an evicted
+   * span of megabytes (a pasted log, thousands of tool calls) is rendered without holding the
+   * event loop.
+   */
+  pause?: Pause;
 }
 
-export function renderTranscript(messages: readonly ChatMessage[], bounds = DEFAULT_TRANSCRIPT_BOUNDS): string {
-  return transcriptEntries(messages, bounds).join('\n');
+/** One entry per message, in order: the units a long transcript is chunked by. */
+export async function transcriptEntries(messages: readonly ChatMessage[], options: TranscriptOptions = {}): Promise<string[]> {
+  const bounds = options.bounds ?? DEFAULT_TRANSCRIPT_BOUNDS;
+  const pause = options.pause ?? noPause;
+  const toolNames = new Map<string, string>();
+  const entries: string[] = [];
+  for (const m of messages) {
+    const calls = callsOf(m);
+    for (const [i, call] of calls.entries()) {
+      if (call.id !== null) toolNames.set(call.id, call.name);
+      if (i % 1024 === 1023) await pause();
+    }
+    entries.push(await renderMessage(m, calls, toolNames, bounds, pause));
+    await pause();
+  }
+  return entries;
+}
+
+export async function renderTranscript(messages: readonly ChatMessage[], options: TranscriptOptions = {}): Promise<string> {
+  return (await transcriptEntries(messages, options)).join('\n');
 }
 
 /** `text` cut to about `maxChars`: its first and last parts around a note of what was left out. */
@@ -39,24 +59,33 @@ export function abbreviate(text: string, maxChars: number): string {
   return `${head}[… ${text.length - head.length - tail.length} chars omitted …]${tail}`;
 }
 
-function renderMessage(m: ChatMessage, toolNames: ReadonlyMap<string, string>, bounds: TranscriptBounds): string {
-  const role = m.role.toUpperCase();
+async function renderMessage(m: ChatMessage, calls: readonly CallInfo[], toolNames: ReadonlyMap<string, string>, bounds: TranscriptBounds, pause: Pause): Promise<string> {
+  // Every string of the message that is shown is redacted, not only its text: a key pasted as a
+  // `name`, used as a tool's name or sent as an odd role is as secret as one in the text.
+  const role = redact(String(m.role)).toUpperCase();
   const isResult = m.role === 'tool' || m.role === 'function';
   const name = (isResult && typeof m.tool_call_id === 'string' && toolNames.get(m.tool_call_id)) || m.name;
-  const label = name ? `${role} (${name})` : role;
-  const text = redact(contentText(m.content));
+  const label = name ? `${role} (${redact(String(name))})` : role;
+  const text = await redactSliced(contentText(m.content), pause);
 
-  const lines = callsOf(m).map((c) => `${role} → ${c.kind} ${c.name}(${truncateArgs(c, bounds)})`);
   const shown = isResult ? abbreviate(text, bounds.toolResultMaxChars) : text;
-  if (text !== '' || lines.length === 0) lines.unshift(`${label}: ${shown}`);
-  return lines.map(indentContinuation).join('\n');
+  const lines: string[] = text !== '' || calls.length === 0 ? [indentContinuation(`${label}: ${shown}`)] : [];
+  for (const c of calls) {
+    lines.push(indentContinuation(`${role} → ${c.kind} ${redact(c.name)}(${truncateArgs(c, bounds)})`));
+    await pause();
+  }
+  return lines.join('\n');
 }
 
 function indentContinuation(line: string): string {
   return line.replace(/\r\n?|[\n\u2028\u2029]/g, '\n  ');
 }
 
+// Only the first toolArgsMaxChars of arguments are shown: redacting this much beyond them (so that
+// a secret that starts in the shown part is still recognised whole) spares redacting megabytes.
+const ARGS_REDACTION_MARGIN = 4096;
+
 function truncateArgs(call: CallInfo, bounds: TranscriptBounds): string {
-  const args = redact(call.arguments);
+  const args = redact(headChars(call.arguments, bounds.toolArgsMaxChars + ARGS_REDACTION_MARGIN));
   return args.length <= bounds.toolArgsMaxChars ? args : `${headChars(args, bounds.toolArgsMaxChars)}…`;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hashChain, messageHash } from './canonical.js';
+import type { ChatMessage } from '../chat/types.js';
+import { hashChain, messageHash, primeMessageHash } from './canonical.js';
 
 describe('canonical message form', () => {
   it('ignores key order, null vs absent fields and SDK extras', () => {
@@ -47,5 +48,62 @@ describe('messageHash', () => {
 
   it('tells string content from content parts with the same text', () => {
     expect(messageHash({ role: 'user', content: 'hi' })).not.toBe(messageHash({ role: 'user', content: [{ type: 'text', text: 'hi' }] }));
+  });
+});
+
+describe('canonical hashes across versions', () => {
+  // Computed by the recursive implementation before it was replaced: stored checkpoints are
+  // chains of these hashes, so the same messages must keep the same hashes.
+  it('keeps the hashes of earlier versions', () => {
+    const samples: ChatMessage[] = [
+      { role: 'user', content: 'hello' },
+      { role: 'user', content: [{ type: 'text', text: 'hi', cache_control: null }, { type: 'image_url', image_url: { url: 'data:x', detail: 'low' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } },
+          { id: 'c2', function: { name: 'g', arguments: { z: [1, null, { y: null, x: 2 }] } } } as never,
+        ],
+      },
+      { role: 'assistant', content: null, function_call: { name: 'f', arguments: '{}' }, name: 'bot' },
+      { role: 'tool', tool_call_id: 'c1', content: 'ok' },
+    ];
+    expect(samples.map(messageHash)).toEqual([
+      'NiA40G-_Cc-EpaEax5DoiCCynk1Eq01gzPSD5wg_X3k',
+      'orphnHXP4wUrAbOJS_jVWxR2UmZ66bqIyL0vmqlURxc',
+      '_go0ZARRGFy7QUvaNIdiAm4kTl-ZstT3euXZYTcl9fY',
+      'ie0rb_8h8CXTyGaDdFPuXi_6xrPQzI0FbycToUCQuzE',
+      '2Jpr4jbY8inJkRQQqRUV5hqOGWfODOXJj-g8MHfXbKQ',
+    ]);
+  });
+
+  it('hashes content and arguments nested 100,000 levels deep', () => {
+    const deep = JSON.parse(`${'{"a":['.repeat(100_000)}1${']}'.repeat(100_000)}`) as unknown;
+    const part = { role: 'user', content: [{ type: 'text', text: 'x', extra: deep }] } as ChatMessage;
+    const call = { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: deep } }] } as unknown as ChatMessage;
+    expect(messageHash(part)).toMatch(/^[\w-]{43}$/);
+    expect(messageHash(call)).not.toBe(messageHash(part));
+  });
+});
+
+describe('primeMessageHash', () => {
+  it('works out in slices the hash messageHash gives, which messageHash then returns', async () => {
+    const calls = Array.from({ length: 20_000 }, (_, i) => ({ id: `c${i}`, type: 'function', function: { name: 'f', arguments: { i, note: null } } }));
+    const wide = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${(i * 7919) % 10_000}`, i]));
+    const messages = [
+      { role: 'assistant', content: null, tool_calls: calls },
+      { role: 'user', content: [{ type: 'text', text: 'x', meta: wide }] },
+    ] as unknown as ChatMessage[];
+    const expected = messages.map((m) => messageHash({ ...m }));
+    let pauses = 0;
+    for (const m of messages) {
+      await primeMessageHash(m, () => {
+        pauses++;
+        return undefined;
+      });
+    }
+    expect(pauses).toBeGreaterThan(10);
+    expect(messages.map(messageHash)).toEqual(expected);
   });
 });

@@ -2,12 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { callerOf, mayUse } from '../auth/caller.js';
-import type { RequestLog } from '../chat/request-log.js';
+import { type RequestLog, clientField } from '../chat/request-log.js';
 import type { ModelConfig } from '../config.js';
 import type { AppDeps } from '../deps.js';
 import { RecapError, errors, sendError } from '../errors.js';
 import type { RouteCompaction } from '../pipeline/prepare.js';
 import type { RoutePlan } from '../pipeline/route-plan.js';
+import { type Pause, SLICE_MS, createSlicer } from '../slicer.js';
 import type { Upstream } from '../upstream/client.js';
 import { upstreamRequestHeaders } from '../upstream/headers.js';
 import { requestAbort } from './client-abort.js';
@@ -15,20 +16,23 @@ import { readBody } from './read-body.js';
 import { sendUpstreamResponse } from './send-upstream-response.js';
 
 /** What a compacting route (chat completions, responses) is made of: its wire format's part. */
-export interface WireRoute<B extends { model: string }, T> {
+export interface WireRoute<B extends { model: string }, T, P extends { body: B } = { body: B }> {
   /** Below the upstream's base URL, e.g. `/chat/completions`. */
   upstreamPath: string;
-  /** Parses and checks the body (recap's 400s); everything else is the upstream's to judge. */
-  parse(raw: Buffer): B;
+  /**
+   * Parses and checks the body (recap's 400s; everything else is the upstream's to judge), a big
+   * one in slices (`pause` between them), keeping what `withView` needs of the client's bytes.
+   */
+  read(raw: Buffer, pause: Pause): Promise<P>;
   /** The request provably needs no compaction (forward-first.ts): forwarded before it is counted. */
   canForwardFirst(body: B, rawBytes: number, model: ModelConfig | undefined, headers: IncomingMessage['headers'], conversationHeaders: readonly string[]): boolean;
   compaction: RouteCompaction<B, T>;
   /** The client's bytes with `view` in place of its items: nothing else changes (rule 12). */
-  withView(raw: Buffer, body: B, view: T[]): Buffer;
+  withView(parsed: P, view: T[]): Buffer;
 }
 
 /** A compacting route, as the request path of DESIGN.md reads top to bottom. */
-export function createCompactingHandler<B extends { model: string }, T>(deps: AppDeps, route: WireRoute<B, T>) {
+export function createCompactingHandler<B extends { model: string }, T, P extends { body: B }>(deps: AppDeps, route: WireRoute<B, T, P>) {
   const { config } = deps;
   // recap's own conversation header never goes upstream; the clients' own session headers after it do.
   const stripHeaders = config.server.conversation_header.slice(0, 1);
@@ -64,8 +68,9 @@ export function createCompactingHandler<B extends { model: string }, T>(deps: Ap
     let early: Promise<Dispatcher.ResponseData> | undefined;
     try {
       const raw = await readBody(req, config.server.body_limit_bytes);
-      const body = route.parse(raw);
-      log.model = body.model;
+      const parsed = await route.read(raw, createSlicer(SLICE_MS));
+      const { body } = parsed;
+      log.model = clientField(body.model);
       if (!mayUse(callerOf(req), body.model)) throw errors.modelNotAllowed(body.model);
       const { model, upstream: upstreamName } = deps.routeModel(body.model);
       log.modelLabel = model?.match ?? 'unconfigured';
@@ -82,7 +87,7 @@ export function createCompactingHandler<B extends { model: string }, T>(deps: Ap
         await nextMacrotask();
       }
       plan = await route.compaction.prepare({ req, body, model, signal, log, forwardedFirst: early !== undefined, bytes: raw.length });
-      const response = await (early ?? forward(upstream, req, plan.view ? route.withView(raw, body, plan.view) : raw, signal, log));
+      const response = await (early ?? forward(upstream, req, plan.view ? route.withView(parsed, plan.view) : raw, signal, log));
 
       const observer = plan.observe(response.statusCode, response.headers);
       const outcome = await sendUpstreamResponse(res, response, {

@@ -6,6 +6,7 @@ import { buildTemplateSummary } from '../compaction/template.js';
 import { templateWithLedger } from '../compaction/template-ledger.js';
 import { transcriptEntries } from '../compaction/transcript.js';
 import type { CompactionConfig } from '../config.js';
+import { SLICE_MS, createSlicer } from '../slicer.js';
 import { type Summarizer, SummarizerError, type SummarizerFailure } from '../summarizer/client.js';
 
 // Turns an evicted span into the next summary text, by the model's strategy. Only `summarize`
@@ -54,10 +55,12 @@ async function summarizeSpan(req: SummaryRequest, maxTokens: number): Promise<Su
   // Room for the transcript in one call: the model's input limit minus instructions, previous summary and reply.
   const overhead = req.countText(buildSummarizerMessages({ previousSummary: req.previous, transcript: '', maxTokens, promptOverride: req.compaction.prompt }).map((m) => m.content).join('\n'));
   const room = Math.max(512, s.max_input_tokens - overhead - 2 * maxTokens);
-  const entries = transcriptEntries(req.evicted);
+  // Rendering and chunking megabytes of evicted text run in slices (slicer.ts).
+  const pause = createSlicer(SLICE_MS);
+  const entries = await transcriptEntries(req.evicted, { pause });
   // The transcript abbreviates messages, so it is no longer than they are: a span that fits needs
   // no chunking, and no second tokenization on the event loop.
-  const chunks = req.evictedTokens <= room ? [entries.join('\n')] : chunkTranscript(entries, room, req.countText);
+  const chunks = req.evictedTokens <= room ? [entries.join('\n')] : await chunkTranscript(entries, room, req.countText, pause);
   let calls = 0;
   let tokens = 0;
   try {

@@ -1,18 +1,28 @@
-import { isAscii } from 'node:buffer';
 import { errors } from '../errors.js';
+import { type JsonBody, readJsonBody, refuseDuplicates } from '../json/body.js';
+import type { Pause } from '../slicer.js';
 import type { ResponsesRequest } from './types.js';
 
-/**
- * Parses and checks the few fields recap relies on (`model`, and `input` as a string or an array
- * of item objects); everything else is the upstream's business and is forwarded as sent.
- */
-export function parseResponsesRequest(raw: Buffer): ResponsesRequest {
-  let body: unknown;
-  try {
-    body = JSON.parse(isAscii(raw) ? raw.toString('latin1') : raw.toString('utf8'));
-  } catch (err) {
-    throw errors.invalidJson((err as Error).message);
-  }
+// Parses and checks the few fields recap relies on (`model`, and `input` as a string or an array
+// of item objects); everything else is the upstream's business and is forwarded as sent. The
+// top-level members' byte spans come along, so that a rewritten request replaces only the bytes of
+// `input` (json/splice.ts).
+
+export interface ResponsesBody extends JsonBody {
+  body: ResponsesRequest;
+}
+
+// The top-level keys whose value changes what recap does with a Responses request.
+const KEYS_RECAP_READS = new Set(['model', 'input', 'instructions', 'tools', 'max_output_tokens', 'previous_response_id', 'conversation']);
+
+/** The request path's parse: big bodies in slices (`pause` between them), small ones in one go. */
+export async function readResponsesRequest(raw: Buffer, pause: Pause): Promise<ResponsesBody> {
+  const json = await readJsonBody(raw, pause);
+  if (json.members) refuseDuplicates(json.members, KEYS_RECAP_READS);
+  return { ...json, body: checkRequest(json.value) };
+}
+
+function checkRequest(body: unknown): ResponsesRequest {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw errors.invalidRequest('The request body must be a JSON object.');
   }

@@ -1,7 +1,8 @@
 import type { ModelConfig } from '../config.js';
 import type { AppDeps } from '../deps.js';
 import type { WireRoute } from '../http/compacting-handler.js';
-import { isCompactable, parseResponsesRequest } from './parse-request.js';
+import { spliceArray } from '../json/splice.js';
+import { type ResponsesBody, isCompactable, readResponsesRequest } from './parse-request.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
 /** Forwarded before counting: nothing to compact (no config, strategy off, or state kept by the provider). */
@@ -10,12 +11,13 @@ function canForwardFirst(body: ResponsesRequest, _rawBytes: number, model: Model
 }
 
 /** POST /v1/responses: the Responses wire format's part of the compacting route. */
-export function responsesRoute(deps: AppDeps): WireRoute<ResponsesRequest, ResponseItem> {
+export function responsesRoute(deps: AppDeps): WireRoute<ResponsesRequest, ResponseItem, ResponsesBody> {
   return {
     upstreamPath: '/responses',
-    parse: parseResponsesRequest,
+    read: readResponsesRequest,
     canForwardFirst,
     compaction: deps.responses,
-    withView: (_raw, body, view) => Buffer.from(JSON.stringify({ ...body, input: view })),
+    // Compacted requests always have an `input` array (isCompactable).
+    withView: (parsed, view) => spliceArray(parsed, 'input', parsed.body.input as ResponseItem[], view),
   };
 }

@@ -1,5 +1,5 @@
-import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { ChatMessage, ChatRequest } from '../chat/types.js';
+import { type Pause, SLICE_MS, createSlicer } from '../slicer.js';
 import { tokenCacheKey, tokenCacheKeyFromHash, type TokenCache } from './cache.js';
 import { getTokenizer, type EncodingName, type TextTokenizer } from './encodings.js';
 import { messageCost, REPLY_PRIMING_TOKENS } from './message-tokens.js';
@@ -46,24 +46,12 @@ export interface TokenCounterOptions {
 // The counter yields to the event loop once a slice of work passes SLICE_MS, so other requests
 // wait about 10-30 ms at most behind a big message, and small messages are not slowed by yields.
 const PIECE_CHARS = 1024;
-const SLICE_MS = 4;
 
 function totals(perMessage: number[]): MessageCounts {
   return { total: perMessage.reduce((a, b) => a + b, REPLY_PRIMING_TOKENS), perMessage };
 }
 
-/** Yields to the event loop when the current slice of synchronous work has run SLICE_MS. */
-function createSlicer(): () => Promise<void> | undefined {
-  let sliceStart = performance.now();
-  return () => {
-    if (performance.now() - sliceStart < SLICE_MS) return undefined;
-    return nextMacrotask().then(() => {
-      sliceStart = performance.now();
-    });
-  };
-}
-
-async function countTextSliced(tokenizer: TextTokenizer, text: string, pause: () => Promise<void> | undefined): Promise<number> {
+async function countTextSliced(tokenizer: TextTokenizer, text: string, pause: Pause): Promise<number> {
   let tokens = 0;
   const pieces = text.length > PIECE_CHARS ? piecesForCounting(text, PIECE_CHARS, tokenizer.isSafeCut) : [text];
   for (const piece of pieces) {
@@ -98,7 +86,7 @@ export function createTokenCounter({ encoding, cache }: TokenCounterOptions): To
     return remember(key, cost.texts.reduce((n, text) => n + countText(text), cost.fixedTokens));
   };
 
-  const countUncachedSliced = async (m: ChatMessage, key: string | undefined, pause: () => Promise<void> | undefined): Promise<number> => {
+  const countUncachedSliced = async (m: ChatMessage, key: string | undefined, pause: Pause): Promise<number> => {
     const cost = messageCost(m);
     let tokens = cost.fixedTokens;
     for (const text of cost.texts) tokens += await countTextSliced(tokenizer, text, pause);
@@ -111,7 +99,7 @@ export function createTokenCounter({ encoding, cache }: TokenCounterOptions): To
     countMessage,
     countMessages: (ms, hashes) => totals(ms.map((m, i) => countMessage(m, hashes?.[i]))),
     countMessagesAsync: async (ms, hashes, known) => {
-      const pause = createSlicer();
+      const pause = createSlicer(SLICE_MS);
       const perMessage: number[] = [];
       for (const [i, m] of ms.entries()) {
         const given = known?.[i];

@@ -22,11 +22,17 @@ export interface FunctionDefinition {
   parameters?: unknown;
 }
 
+import { stringifyJson } from '../json/stringify.js';
+
 type Schema = Record<string, unknown>;
 
 // Schemas from pydantic and zod use local `$ref`s; resolving them deeper than this would only
 // follow a recursive type round and round.
 const MAX_REF_DEPTH = 4;
+// Real schemas nest a few levels (OpenAI's strict mode allows 10). A client may send thousands:
+// deeper than this a schema is shown as its JSON text, so rendering neither recurses without
+// bound nor indents each line by the depth (quadratic text).
+const MAX_NESTING = 32;
 
 function isSchema(v: unknown): v is Schema {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -47,17 +53,19 @@ class Renderer {
     return isSchema(node) ? node : undefined;
   }
 
-  type(schema: unknown, indent: string, depth: number): string {
+  type(schema: unknown, indent: string, depth: number, nesting = 0): string {
     if (!isSchema(schema)) return 'any';
+    if (nesting > MAX_NESTING) return stringifyJson(schema);
+    const inner = (s: unknown, d = depth) => this.type(s, indent, d, nesting + 1);
     if (typeof schema.$ref === 'string') {
       const target = depth < MAX_REF_DEPTH ? this.resolve(schema.$ref) : undefined;
-      return target ? this.type(target, indent, depth + 1) : 'any';
+      return target ? inner(target, depth + 1) : 'any';
     }
-    if ('const' in schema) return JSON.stringify(schema.const);
-    if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
+    if ('const' in schema) return stringifyJson(schema.const);
+    if (Array.isArray(schema.enum)) return schema.enum.map((v) => stringifyJson(v)).join(' | ');
     const union = schema.anyOf ?? schema.oneOf;
-    if (Array.isArray(union)) return union.map((s) => this.type(s, indent, depth)).join(' | ');
-    if (Array.isArray(schema.type)) return schema.type.map((t) => this.type({ ...schema, type: t }, indent, depth)).join(' | ');
+    if (Array.isArray(union)) return union.map((s) => inner(s)).join(' | ');
+    if (Array.isArray(schema.type)) return schema.type.map((t) => inner({ ...schema, type: t })).join(' | ');
     switch (schema.type) {
       case 'string':
       case 'boolean':
@@ -67,25 +75,25 @@ class Renderer {
       case 'integer':
         return 'number';
       case 'array':
-        return `${this.type(schema.items, indent, depth)}[]`;
+        return `${inner(schema.items)}[]`;
       case 'object':
         return isSchema(schema.properties) && Object.keys(schema.properties).length > 0
-          ? ['{', ...this.properties(schema, `${indent}  `, depth), `${indent}}`].join('\n')
+          ? ['{', ...this.properties(schema, `${indent}  `, depth, nesting + 1), `${indent}}`].join('\n')
           : 'object';
       default:
         return 'any';
     }
   }
 
-  properties(schema: Schema, indent: string, depth: number): string[] {
+  properties(schema: Schema, indent: string, depth: number, nesting = 0): string[] {
     const required = Array.isArray(schema.required) ? schema.required : [];
     const lines: string[] = [];
     for (const [name, prop] of Object.entries(schema.properties as Schema)) {
       const p = isSchema(prop) ? prop : {};
       lines.push(...comment(p.description, indent));
       const optional = required.includes(name) ? '' : '?';
-      const fallback = 'default' in p ? ` // default: ${JSON.stringify(p.default)}` : '';
-      lines.push(`${indent}${name}${optional}: ${this.type(p, indent, depth)},${fallback}`);
+      const fallback = 'default' in p ? ` // default: ${stringifyJson(p.default)}` : '';
+      lines.push(`${indent}${name}${optional}: ${this.type(p, indent, depth, nesting)},${fallback}`);
     }
     return lines;
   }

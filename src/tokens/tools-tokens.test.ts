@@ -133,6 +133,21 @@ describe('countTools', () => {
     const tool = { type: 'custom', custom: { name: 'sql', description: 'Run a query' } };
     expect(counter.countTools({ model: 'm', messages: [], tools: [tool] })).toBe(counter.countText(JSON.stringify(tool)));
   });
+
+  it('counts schemas nested 10,000 levels deep without recursing that deep, in bounded text', () => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 10_000; i++) schema = { type: 'object', properties: { a: schema }, required: ['a'], const_: i % 2 ? undefined : { x: [i] } };
+    const deepConst = JSON.parse(`${'['.repeat(10_000)}${']'.repeat(10_000)}`) as unknown;
+    const tools = [
+      { type: 'function', function: { name: 'f', parameters: schema } },
+      { type: 'function', function: { name: 'g', parameters: { type: 'object', properties: { c: { const: deepConst } } } } },
+      { type: 'custom', custom: { deep: deepConst } },
+    ];
+    const tokens = counter.countTools({ model: 'm', messages: [], tools, response_format: { type: 'json_schema', json_schema: { name: 'x', schema } } });
+    expect(tokens).toBeGreaterThan(10_000);
+    // Shown as its JSON past the nesting bound: tokens grow with the schema, not with its depth squared.
+    expect(tokens).toBeLessThan(1_000_000);
+  });
 });
 
 describe('system newline padding', () => {

@@ -1,4 +1,5 @@
 import type { ChatRequest } from '../chat/types.js';
+import { stringifyJson } from '../json/stringify.js';
 import type { TextTokenizer } from './encodings.js';
 import { renderFunctionNamespace, type FunctionDefinition } from './tools-render.js';
 
@@ -58,21 +59,26 @@ function splitTools(req: ChatRequest): { functions: FunctionDefinition[]; others
   return { functions, others };
 }
 
+// Deeper than this (real schemas nest a few levels, a client may send thousands) a schema is
+// counted as it is, hidden keywords included, so that this walk never recurses without bound.
+const MAX_SCHEMA_DEPTH = 64;
+
 /** The schema as the model sees it: keywords it is not shown dropped, property names kept. */
-function visibleSchema(schema: unknown, inProperties = false): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => visibleSchema(s));
+function visibleSchema(schema: unknown, inProperties = false, depth = 0): unknown {
+  if (depth > MAX_SCHEMA_DEPTH) return schema;
+  if (Array.isArray(schema)) return schema.map((s) => visibleSchema(s, false, depth + 1));
   if (!isObj(schema)) return schema;
   const out: Obj = {};
   for (const [key, value] of Object.entries(schema)) {
     if (!inProperties && HIDDEN_SCHEMA_KEYS.has(key)) continue;
-    out[key] = visibleSchema(value, !inProperties && key === 'properties');
+    out[key] = visibleSchema(value, !inProperties && key === 'properties', depth + 1);
   }
   return out;
 }
 
 function responseFormatText(format: unknown): string | undefined {
   if (!isObj(format) || format.type !== 'json_schema' || !isObj(format.json_schema)) return undefined;
-  return JSON.stringify(visibleSchema(format.json_schema.schema ?? {}));
+  return stringifyJson(visibleSchema(format.json_schema.schema ?? {}));
 }
 
 // Only the end of the system text can merge with the newline; counting a tail that starts at a
@@ -102,7 +108,7 @@ export function toolsTokens(req: ChatRequest, tokenizer: TextTokenizer): number 
   if (functions.length > 0) {
     tokens += tokenizer.count(renderFunctionNamespace(functions)) + TOOLS_FRAMING_TOKENS + systemMergeTokens(req, tokenizer);
   }
-  for (const tool of others) tokens += tokenizer.count(JSON.stringify(tool) ?? '');
+  for (const tool of others) tokens += tokenizer.count(stringifyJson(tool));
   const format = responseFormatText(req.response_format);
   if (format !== undefined) tokens += tokenizer.count(format) + RESPONSE_FORMAT_FRAMING_TOKENS;
   return tokens;

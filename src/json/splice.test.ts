@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { noPause } from '../slicer.js';
+import { readChatRequest } from '../chat/parse-request.js';
+import { spliceArray } from './splice.js';
+import type { ChatMessage } from '../chat/types.js';
+
+const CLIENT = `{ "seed" : 9007199254740993,
+  "messages": [ {"role":"system","content":"be brief"} ,
+    {"content":"h\\u00e9llo","role":"user","extra":1e400},{"role":"assistant","content":"x"},
+    {"role":"user","content":"last"} ],
+  "model":"m", "temperature": 1e400, "top_p": -0, "unknown": {"b":1,"a":[ ]} }`;
+
+describe('spliceArray (chat messages)', () => {
+  it('replaces only the messages, keeping every other byte and each kept message’s own bytes', async () => {
+    const chat = await readChatRequest(Buffer.from(CLIENT), noPause);
+    const [system, , , last] = chat.body.messages as [ChatMessage, ChatMessage, ChatMessage, ChatMessage];
+    const summary: ChatMessage = { role: 'system', content: 'summary "quoted"' };
+    const out = spliceArray(chat, 'messages', chat.body.messages, [system, summary, last]).toString('utf8');
+    expect(out).toBe(
+      `{ "seed" : 9007199254740993,
+  "messages": [{"role":"system","content":"be brief"},{"role":"system","content":"summary \\"quoted\\""},{"role":"user","content":"last"}],
+  "model":"m", "temperature": 1e400, "top_p": -0, "unknown": {"b":1,"a":[ ]} }`,
+    );
+  });
+
+  it('keeps a kept message byte-identical even where JSON.parse loses information', async () => {
+    const chat = await readChatRequest(Buffer.from(CLIENT), noPause);
+    const user = chat.body.messages[1]!;
+    expect(spliceArray(chat, 'messages', chat.body.messages, [user]).toString('utf8')).toContain('[{"content":"h\\u00e9llo","role":"user","extra":1e400}]');
+  });
+
+  it('writes an empty array when no message is kept', async () => {
+    const chat = await readChatRequest(Buffer.from('{"model":"m","messages":[{"role":"user","content":"a"}]}'), noPause);
+    expect(spliceArray(chat, 'messages', chat.body.messages, []).toString('utf8')).toBe('{"model":"m","messages":[]}');
+  });
+});
