@@ -42,6 +42,14 @@ export function conversationBody(targetBytes: number, seed: number, stream = fal
   return Buffer.from(JSON.stringify({ model: BENCH_MODEL, messages, ...(stream ? { stream: true } : {}) }));
 }
 
+/** The same conversation as a Responses API request: its system prompt as `instructions`, the rest as `input` items. */
+export function responsesBody(targetBytes: number, seed: number, stream = false): Buffer {
+  const { messages } = JSON.parse(conversationBody(targetBytes, seed).toString()) as { messages: Message[] };
+  const [system, ...rest] = messages;
+  const input = rest.map((m) => ({ type: 'message', role: m.role, content: [{ type: m.role === 'assistant' ? 'output_text' : 'input_text', text: m.content }] }));
+  return Buffer.from(JSON.stringify({ model: BENCH_MODEL, instructions: system!.content, input, store: false, ...(stream ? { stream: true } : {}) }));
+}
+
 /** One user message of about `targetBytes` (~4 bytes per token), never seen before for a new seed. */
 export function singleMessageBody(targetBytes: number, seed: number): Buffer {
   const rand = prng(seed);

@@ -10,11 +10,12 @@ export interface Client {
   path: string;
 }
 
-export function clientFor(target: Target): Client {
+/** A client of `target` on the route `route` (below /v1). */
+export function clientFor(target: Target, route = '/chat/completions'): Client {
   const url = new URL(target.url);
   // No reply on loopback takes seconds; a stuck target fails the bench instead of hanging it.
   const pool = new Pool(url.origin, { connections: 1, keepAliveTimeout: 60_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
-  return { target, pool, path: `${url.pathname}/chat/completions` };
+  return { target, pool, path: `${url.pathname}${route}` };
 }
 
 export interface Timing {

@@ -97,7 +97,7 @@ export function acceptance(sizes: Record<SizeLabel, SizeFigures>, loop: LoopFigu
 }
 
 /** One row per target and size: what console.table prints. */
-export function tableRows(sizes: Record<SizeLabel, SizeFigures>, unavailable: Unavailable[]): Record<string, string | number>[] {
+export function tableRows(sizes: Record<string, SizeFigures>, unavailable: Unavailable[]): Record<string, string | number>[] {
   const rows: Record<string, string | number>[] = [];
   for (const [size, figures] of Object.entries(sizes)) {
     for (const u of unavailable) {

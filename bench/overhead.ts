@@ -4,7 +4,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
-import { conversationBody } from './overhead-bodies.js';
+import { conversationBody, responsesBody } from './overhead-bodies.js';
 import { buildRecap, removeBuild } from './overhead-build.js';
 import { msPerRequest, snapshot, type CpuSnapshot } from './overhead-cpu.js';
 import { probeEventLoop } from './overhead-event-loop.js';
@@ -98,6 +98,30 @@ async function measureSize(targets: Targets, clients: Client[], label: SizeLabel
   return figures;
 }
 
+/**
+ * The Responses API route (POST /v1/responses, stateless `input`): latency and TTFB at 20 KB
+ * against the upstream directly, the pipe and recap (Portkey is left out: its Responses support
+ * is a different code path of its own).
+ */
+async function measureResponses(targets: Targets): Promise<SizeFigures> {
+  const clients = targets.live.filter((t) => t.name !== 'portkey').map((t) => clientFor(t, '/responses'));
+  try {
+    const body = responsesBody(SIZES['20KB'], CONVERSATION_SEED);
+    const streamed = responsesBody(SIZES['20KB'], CONVERSATION_SEED, true);
+    process.stdout.write(`  responses 20KB: ${body.length} bytes, ${clients.length} targets\n`);
+    await warmUp(clients, body, PARAMS.warmUpPerTarget);
+    const recap = clients.find((c) => c.target.name === 'recap')!;
+    const action = (await roundTrip(recap, body)).headers['x-recap-action'];
+    if (action !== 'none') throw new Error(`recap answered x-recap-action: ${String(action)} on /v1/responses; the bench measures the no-compaction path`);
+    const latency = await interleaved(clients, body, roundTrip, { perTarget: PARAMS.latencyPerTarget, batch: PARAMS.batch, deadline: performance.now() + LATENCY_BUDGET_MS });
+    await warmUp(clients, streamed, 5);
+    const ttfb = await interleaved(clients, streamed, firstByte, { perTarget: PARAMS.ttfbPerTarget, batch: PARAMS.batch, deadline: performance.now() + TTFB_BUDGET_MS });
+    return sizeFigures(body.length, latency, ttfb, new Map(), new Map());
+  } finally {
+    await Promise.all(clients.map((c) => c.pool.close()));
+  }
+}
+
 export async function runOverheadBench(): Promise<unknown> {
   const startedAt = performance.now();
   const loadBefore = loadavg().map(round3);
@@ -108,6 +132,7 @@ export async function runOverheadBench(): Promise<unknown> {
   try {
     const sizes = {} as Record<SizeLabel, SizeFigures>;
     for (const label of Object.keys(SIZES) as SizeLabel[]) sizes[label] = await measureSize(targets, clients, label);
+    const responses = await measureResponses(targets);
 
     process.stdout.write('  event loop while counting a fresh message, startup\n');
     // The first message also runs recap's request path for the first time in this process: V8
@@ -143,6 +168,7 @@ export async function runOverheadBench(): Promise<unknown> {
         'the machine is shared: loadavg tells how busy it was; compare targets within one run, not across runs',
       ],
       sizes,
+      responses,
       eventLoop: loop,
       startup,
       acceptance: checks,
@@ -152,6 +178,7 @@ export async function runOverheadBench(): Promise<unknown> {
     await writeFile(RESULTS_FILE, `${JSON.stringify(result, null, 2)}\n`);
 
     console.table(tableRows(sizes, targets.unavailable));
+    console.table(tableRows({ 'responses 20KB': responses }, []));
     console.table([
       {
         'event-loop p99 ms': loop.p99Ms,
