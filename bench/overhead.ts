@@ -128,7 +128,7 @@ export async function runOverheadBench(): Promise<unknown> {
   // The compiled CLI, as `npm start` runs it: tsx would add its loader and source maps to every figure.
   const cli = await buildRecap();
   const targets = await startTargets([cli]);
-  const clients = targets.live.map(clientFor);
+  const clients = targets.live.map((t) => clientFor(t));
   try {
     const sizes = {} as Record<SizeLabel, SizeFigures>;
     for (const label of Object.keys(SIZES) as SizeLabel[]) sizes[label] = await measureSize(targets, clients, label);
