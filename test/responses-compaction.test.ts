@@ -108,6 +108,10 @@ describe.each([false, true])('the Responses API through recap (stream: %s)', (st
     expect(sent.some((r) => (r.json.input as Item[]).some((i) => i.type === 'function_call_output' && String(i.output).startsWith('[recap: tool result cleared')))).toBe(true);
     // Encrypted reasoning the client sent came through untouched (the fake refuses altered content).
     expect(sent.some((r) => (r.json.input as Item[]).some((i) => i.type === 'reasoning' && typeof i.encrypted_content === 'string'))).toBe(true);
+    // The conversation's records are the Responses route's own.
+    const inspect = (query: string) => fetch(`${h.recap.url}/recap/v1/conversations/responses-${stream}${query}`, { headers: { authorization: 'Bearer sk-test-key' } });
+    expect((await inspect('?route=responses')).status).toBe(200);
+    expect((await inspect('')).status).toBe(404);
   });
 });
 
