@@ -47,7 +47,9 @@ class SortInSteps {
 
   step(): boolean {
     if (this.next < this.keys.length) {
-      this.runs.push(this.keys.slice(this.next, (this.next += RUN)).sort());
+      const start = this.next;
+      this.next += RUN;
+      this.runs.push(this.keys.slice(start, this.next).sort());
       return false;
     }
     if (this.merging) {
