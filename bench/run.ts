@@ -7,6 +7,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   'token-count': async () => (await import('./token-count.js')).runTokenCountBench,
   overhead: async () => (await import('./overhead.js')).runOverheadBench,
   'long-conversation': async () => (await import('./long-conversation.js')).runLongConversationBench,
+  'agent-task': async () => (await import('./agent-task.js')).runAgentTaskBench,
 };
 
 async function main(names: string[]): Promise<void> {
