@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Cut, planCompaction, planDegrade } from '../compaction/plan.js';
 import { viewTokens } from '../compaction/layout.js';
-import { prefixOf } from '../store/checkpoints.js';
 import type { Checkpoint, ConversationRecord } from '../store/store.js';
 import { type Analysis, buildView } from './analyze.js';
 import { type Base, baseView, candidates, chooseBase, noSummaryBase } from './choose-view.js';
@@ -107,8 +106,9 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
 
     const prefix = prefixOfCut(plan);
     const claim = { id: a.links[prefix - 1]!, prefix, link: a.links[prefix - 1]! };
-    const basePrefix = from.checkpoint ? prefixOf(from.checkpoint) : 0;
-    const claimed = await claimCompaction(ctx.deps.records, ctx.key, claim, a.links, basePrefix, lockTtl(compaction.summarizer!.timeout_ms));
+    // Measured against what the base's summary covers, not the prefix it clears: a compaction claimed
+    // inside a clearing checkpoint's prefix still summarizes further than that checkpoint's summary.
+    const claimed = await claimCompaction(ctx.deps.records, ctx.key, claim, a.links, from.covered, lockTtl(compaction.summarizer!.timeout_ms));
     if (claimed.kind === 'unavailable') return summarizeUnshared(ctx, a, from, plan, strategy, budget, true);
     if (claimed.kind === 'contended') {
       record = await reload(ctx, record);
