@@ -27,6 +27,11 @@ export function acceptance(results: Record<VariantName, VariantMeasures>, shapes
       pass: d.requestsOverBudget === 0,
     },
     {
+      check: '(a) x-recap-budget equals the budget worked out here (context - output reservation - tools)',
+      value: `recap ${d.budgetsByRecap.join(', ')}, here ${d.budget}`,
+      pass: d.budgetsByRecap.length === 1 && d.budgetsByRecap[0] === d.budget,
+    },
+    {
       check: "(a) summarizer calls <= (a') inline-only calls + 1 (background preparation costs no more)",
       value: `${d.summarizerCalls} vs ${inline.summarizerCalls} inline-only (limit ${inline.summarizerCalls + 1})`,
       pass: d.summarizerCalls <= inline.summarizerCalls + 1,

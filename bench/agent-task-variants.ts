@@ -1,6 +1,6 @@
 import type { ChatRequest } from '../src/chat/types.js';
 import { createTokenCounter } from '../src/tokens/counter.js';
-import { TOOLS } from './agent-task-script.js';
+import { SYSTEM_PROMPT, TOOLS } from './agent-task-script.js';
 
 // The agent-task benchmark's setup: one task of 300 tool steps on a 32k model, kept under budget
 // five ways. Everything a variant needs to boot its own fake upstream and recap is plain data
@@ -14,8 +14,15 @@ export const MODEL = 'gpt-bench-agent-32k';
 export const SUMMARIZER_MODEL = 'gpt-bench-summarizer';
 export const CONTEXT_WINDOW = 32_768;
 export const MAX_OUTPUT_TOKENS = 4_096;
-/** Tokens of the tools definitions every request carries (recap's tools counter, exact against the API). */
-export const TOOLS_TOKENS = createTokenCounter({ encoding: 'o200k_base' }).countTools({ model: MODEL, messages: [], tools: TOOLS } as ChatRequest);
+/**
+ * Tokens of the tools definitions every request carries (recap's tools counter, exact against the
+ * API), with the system message they merge into as the API renders them.
+ */
+export const TOOLS_TOKENS = createTokenCounter({ encoding: 'o200k_base' }).countTools({
+  model: MODEL,
+  messages: [{ role: 'system', content: SYSTEM_PROMPT }],
+  tools: TOOLS,
+} as ChatRequest);
 /** DESIGN rule 3: context window minus output reservation minus the tools definitions. */
 export const BUDGET = CONTEXT_WINDOW - MAX_OUTPUT_TOKENS - TOOLS_TOKENS;
 export const MAIN_LATENCY_MS = 200;
