@@ -78,8 +78,8 @@ describe('single flight over a clearing checkpoint', () => {
     const token = await records.tryLock(key!, { id: clearing.chainHash, prefix, link: clearing.chainHash }, 30_000, table.version);
     if (typeof token !== 'string') throw new Error('could not take the lock');
 
-    // A big newest step: clearing cannot reach the target any more, a summary is needed.
-    history.push(...toolStep(999, 200));
+    // A big newest step: even clearing all it can leaves the view over the trigger, a summary is needed.
+    history.push(...toolStep(999, 260));
     const callsBefore = h.fake.summarizerRequests().length;
     const pending = send([...history]);
     await new Promise((r) => setTimeout(r, 400));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NeutralItem } from './items.js';
 import type { BaseView, Layout } from './layout.js';
-import { type PlanRules, planCompaction, planPrepare } from './plan.js';
+import { type PlanRules, planCompaction, planInterim, planPrepare } from './plan.js';
 import { segment } from './units.js';
 
 // Rules 10 and 11 together on an agent's task, whose steps bring large tool results: background
@@ -47,5 +47,19 @@ describe('background preparation next to clearing', () => {
   it('still prepares a summary when clearing cannot reach the target', () => {
     // Results under the minimum size are never cleared: only a summary helps.
     expect(planPrepare(task(90, 90, 90, 90, 90, 90, 90, 90), none, 1000, rules)).toMatchObject({ kept: [0] });
+  });
+});
+
+describe('planInterim', () => {
+  it('clears all it can when that brings the view under the trigger, though not to the target', () => {
+    // 53 + 10 + 3 × 210 + 710 = 1403; clearing the three older results: 863, over the target (600).
+    const l = task(200, 200, 200, 700);
+    expect(planCompaction(l, none, 1000, rules).kind).toBe('summarize');
+    expect(planInterim(l, none, 1000, rules)).toEqual({ covered: 0, kept: [], cleared: [2, 4, 6], evicted: [], tokens: 863 });
+  });
+
+  it('is null when even clearing everything leaves the view over the trigger, or without clearing', () => {
+    expect(planInterim(task(200, 200, 200, 1000), none, 1000, rules)).toBeNull();
+    expect(planInterim(task(200, 200, 200, 700), none, 1000, { ...rules, clearing: null })).toBeNull();
   });
 });

@@ -185,3 +185,13 @@ export function planPrepare(l: Layout, base: BaseView, budget: number, rules: Pl
   if (cleared && cleared.tokens <= rules.target_ratio * budget) return null;
   return summarizeTo(l, base, rules, budget, ratio);
 }
+
+/**
+ * When a summary is due but is being made elsewhere (a compaction already running, or background
+ * preparation): clearing alone, as far as it goes, if that brings the view under the trigger. The
+ * request then needs no summary yet and waits for none; later requests use it once it has landed.
+ */
+export function planInterim(l: Layout, base: BaseView, budget: number, rules: PlanRules): Cut | null {
+  const cleared = clearTo(l, base, rules, rules.target_ratio * budget);
+  return cleared && cleared.tokens <= rules.trigger_ratio * budget ? cleared : null;
+}

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type Cut, planCompaction, planDegrade } from '../compaction/plan.js';
+import { type Cut, planCompaction, planDegrade, planInterim } from '../compaction/plan.js';
 import { viewTokens } from '../compaction/layout.js';
 import type { Checkpoint, ConversationRecord } from '../store/store.js';
 import { type Analysis, buildView } from './analyze.js';
@@ -64,6 +64,12 @@ function compacted<T>(a: Analysis<T>, cut: Cut, checkpoint: Checkpoint, extra: P
   return { action: 'compacted', base: next, view: buildView(a, next.summary, next), viewTokens: viewTokens(a.layout, baseView(a, next)), confirm: [], ...extra };
 }
 
+/** A view made by clearing alone (rule 11): no summarizer call; its checkpoint is stored after a 2xx. */
+function cleared<T>(a: Analysis<T>, cut: Cut, from: Base, noStore: boolean): Decision<T> {
+  const checkpoint = describeCheckpoint(a, cut, from.checkpoint?.summary ?? '', from.checkpoint?.model ?? 'clearing');
+  return compacted(a, cut, checkpoint, noStore ? {} : { write: checkpoint });
+}
+
 function degrade<T>(ctx: StepContext, a: Analysis<T>, base: Base, budget: number, reason: string): Decision<T> {
   const cut = planDegrade(a.layout, baseView(a, base), budget, planRules(ctx.model.compaction));
   ctx.deps.logger.warn({ conversation: ctx.log.conversation, reason }, 'compaction degraded: dropping oldest items for this request');
@@ -97,12 +103,13 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
     if (round >= MAX_ROUNDS) return degrade(ctx, a, from, budget, 'compaction_busy');
     const plan = planCompaction(a.layout, baseView(a, from), budget, rules);
     if (plan.kind === 'fits' || plan.kind === 'irreducible') return unchanged(a, from);
-    if (plan.kind === 'clear') {
-      const checkpoint = describeCheckpoint(a, plan, from.checkpoint?.summary ?? '', from.checkpoint?.model ?? 'clearing');
-      return compacted(a, plan, checkpoint, noStore ? {} : { write: checkpoint });
-    }
+    if (plan.kind === 'clear') return cleared(a, plan, from, noStore);
     const strategy = strategyFor(ctx);
     if (strategy !== 'summarize' || noStore) return summarizeUnshared(ctx, a, from, plan, strategy, budget, noStore);
+    // Clearing costs nothing: while it still makes the view fit, the summary is left to background
+    // preparation (rule 10) or to the compaction already running, and this request waits for none.
+    const interim = planInterim(a.layout, baseView(a, from), budget, rules);
+    if (interim && ctx.deps.config.background.enabled) return cleared(a, interim, from, false);
 
     const prefix = prefixOfCut(plan);
     const claim = { id: a.links[prefix - 1]!, prefix, link: a.links[prefix - 1]! };
@@ -115,6 +122,7 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
       continue;
     }
     if (claimed.kind === 'wait') {
+      if (interim) return cleared(a, interim, from, false);
       const done = await waitForHolders(ctx.deps.records, ctx.key, claimed.holders, waitUntil, ctx.signal);
       record = await reload(ctx, record);
       if (done) continue;
