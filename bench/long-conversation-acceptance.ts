@@ -1,8 +1,8 @@
-import type { VariantMeasures } from './long-conversation-measure.js';
+import type { VariantMeasures } from './conversation-measure.js';
 import type { VariantName } from './long-conversation-variants.js';
 
-// The figures the long-conversation bench exists to check (DESIGN rules 4, 9, 10), each with the
-// value it saw, so a failing run says what is off and by how much.
+// The figures the long-conversation bench exists to check (DESIGN rules 4, 9, 10; issue 17), each
+// with the value it saw, so a failing run says what is off and by how much.
 
 export interface Check {
   check: string;
@@ -12,6 +12,7 @@ export interface Check {
 
 export function acceptance(results: Record<VariantName, VariantMeasures>): Check[] {
   const bg = results['summarize-background'];
+  const inline = results['summarize-inline'];
   const naive = results['naive-baseline'];
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   return [
@@ -24,6 +25,16 @@ export function acceptance(results: Record<VariantName, VariantMeasures>): Check
       check: '(a) no request upstream exceeds the budget',
       value: `max ${bg.maxUpstreamTokens} of ${bg.budget}; ${bg.requestsOverBudget} over`,
       pass: bg.requestsOverBudget === 0,
+    },
+    {
+      check: '(a) summarizer calls <= inline-only calls + 1 (background preparation costs no more)',
+      value: `${bg.summarizerCalls} vs ${inline.summarizerCalls} inline-only (limit ${inline.summarizerCalls + 1})`,
+      pass: bg.summarizerCalls <= inline.summarizerCalls + 1,
+    },
+    {
+      check: '(a) no two summarizer calls build on the same summary',
+      value: `${bg.callsSharingABase} calls sharing a base, ${bg.callsNotOnThePrevious} not on the previous call's summary`,
+      pass: bg.callsSharingABase === 0,
     },
     {
       check: '(a) summarizer calls <= 1/4 of the naive baseline',

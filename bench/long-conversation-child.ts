@@ -1,21 +1,10 @@
+import { measure } from './conversation-measure.js';
 import { driveConversation } from './long-conversation-drive.js';
-import { measure } from './long-conversation-measure.js';
-import { variantNamed } from './long-conversation-variants.js';
+import { BUDGET, SUMMARIZER_LATENCY_MS, variantNamed, WAIT_THRESHOLD_MS } from './long-conversation-variants.js';
+import { answerParent } from './variant-process.js';
 
-// Child-process entry: runs one variant and sends its measures to the parent. Each variant gets
-// its own process, hence its own event loop, so that the CPU one variant spends on a large
-// request never shows up as another variant's "wait before forwarding".
+// Child-process entry (variant-process.ts): runs one variant and sends its measures to the parent.
 
-async function main(): Promise<void> {
-  const variant = variantNamed(process.argv[2] ?? '');
-  const measured = measure(await driveConversation(variant));
-  await new Promise<void>((resolve, reject) => process.send!(measured, (err: Error | null) => (err ? reject(err) : resolve())));
-}
-
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
-    process.exit(1);
-  },
+answerParent(async () =>
+  measure(await driveConversation(variantNamed(process.argv[2] ?? '')), { budget: BUDGET, waitThresholdMs: WAIT_THRESHOLD_MS, summarizerLatencyMs: SUMMARIZER_LATENCY_MS }),
 );

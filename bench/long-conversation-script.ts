@@ -1,4 +1,4 @@
-import type OpenAI from 'openai';
+import type { BenchMessage } from './bench-recap.js';
 import { prng } from './prng.js';
 
 // The client side of the long-conversation benchmark, fixed by a seed: what the user says each
@@ -6,7 +6,7 @@ import { prng } from './prng.js';
 // that the client appends before the next user message, as an agent loop does. The assistant's
 // ordinary replies are not scripted: they come from the fake upstream.
 
-export type ScriptMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+export type ScriptMessage = BenchMessage;
 
 export interface ScriptedTurn {
   /** Appended before `user`: an assistant tool call and its result, or nothing. */

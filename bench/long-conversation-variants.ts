@@ -32,21 +32,21 @@ export const VARIANTS: readonly Variant[] = [
   {
     name: 'summarize-background',
     label: '(a) summarize, background on',
-    setup: 'recap defaults: strategy summarize, trigger 1.0, target 0.6, prepare 0.8, background enabled',
+    setup: 'recap defaults: strategy summarize, trigger 1.0, target 0.6, prepare 0.8, tool-result clearing on (keep_last_steps 3, min_tokens 256), background enabled',
     compaction: { strategy: 'summarize', summarizer },
     backgroundEnabled: true,
   },
   {
     name: 'summarize-inline',
     label: '(b) summarize, inline only',
-    setup: 'strategy summarize, trigger 1.0, target 0.6, background.enabled false (every summary is made on the request path)',
+    setup: 'recap defaults (tool-result clearing on) with background.enabled false: every summary is made on the request path',
     compaction: { strategy: 'summarize', summarizer },
     backgroundEnabled: false,
   },
   {
     name: 'window',
     label: '(c) window',
-    setup: 'strategy window (oldest rounds dropped, no summary), trigger 1.0, target 0.6',
+    setup: 'strategy window (oldest rounds and steps dropped, no summary; tool-result clearing is off by default for window), trigger 1.0, target 0.6',
     compaction: { strategy: 'window' },
     backgroundEnabled: false,
   },
@@ -56,8 +56,9 @@ export const VARIANTS: readonly Variant[] = [
     setup:
       'emulates molo SummarizeStrategy / ds-api LlmSummarizer (re-summarize whenever the prompt is over budget, keep as many ' +
       'recent rounds as fit in budget minus the summary reservation) as recap with strategy summarize, trigger_ratio 1.0, ' +
-      'target_ratio 0.9999 (the schema needs target < trigger), background.enabled false',
-    compaction: { strategy: 'summarize', summarizer, trigger_ratio: 1.0, target_ratio: 0.9999 },
+      'target_ratio 0.9999 (the schema needs target < trigger), clear_tool_results.enabled false (neither library clears ' +
+      'tool results), background.enabled false',
+    compaction: { strategy: 'summarize', summarizer, trigger_ratio: 1.0, target_ratio: 0.9999, clear_tool_results: { enabled: false } },
     backgroundEnabled: false,
   },
 ];

@@ -1,10 +1,8 @@
-import { fork } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { acceptance } from './long-conversation-acceptance.js';
-import type { Measured, VariantMeasures } from './long-conversation-measure.js';
-import { renderChart } from './long-conversation-svg.js';
+import { type Measured, type VariantMeasures, WAITS_DEFINITION } from './conversation-measure.js';
 import {
   BUDGET,
   CONTEXT_WINDOW,
@@ -18,6 +16,8 @@ import {
   type VariantName,
   WAIT_THRESHOLD_MS,
 } from './long-conversation-variants.js';
+import { renderChart } from './tokens-chart.js';
+import { runInChild } from './variant-process.js';
 
 // A 300-turn conversation with large tool results, on a 32k model, kept under budget four ways:
 // recap summarizing in the background (the default), recap summarizing inline only, recap's
@@ -33,21 +33,7 @@ const CHILD = join(HERE, 'long-conversation-child.ts');
 const CHILD_TIMEOUT_MS = 9 * 60_000;
 
 function runVariant(variant: Variant): Promise<Measured> {
-  return new Promise((resolve, reject) => {
-    // The same loader flags (tsx) as this process, so the child can import TypeScript too.
-    const child = fork(CHILD, [variant.name], { execArgv: process.execArgv });
-    let result: Measured | undefined;
-    const timer = setTimeout(() => child.kill(), CHILD_TIMEOUT_MS);
-    child.on('message', (m) => {
-      result = m as Measured;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      if (result && code === 0) resolve(result);
-      else reject(new Error(`variant ${variant.name} exited with code ${String(code)} and no result`));
-    });
-  });
+  return runInChild<Measured>(CHILD, [variant.name], CHILD_TIMEOUT_MS);
 }
 
 function row(variant: Variant, m: VariantMeasures) {
@@ -55,8 +41,12 @@ function row(variant: Variant, m: VariantMeasures) {
     variant: variant.label,
     turns: m.turns,
     summarizer_calls: m.summarizerCalls,
+    inline_calls: m.summarizerCallsByMode.inline ?? 0,
+    background_calls: m.summarizerCallsByMode.background ?? 0,
+    calls_sharing_a_base: m.callsSharingABase,
     compacted_turns: m.actions.compacted ?? 0,
     summarizer_waits: m.summarizerWaits.count,
+    waits_after_warm_up: m.summarizerWaitsAfterFirstCompaction.count,
     wait_p50_ms: m.summarizerWaits.p50,
     wait_p99_ms: m.summarizerWaits.p99,
     wait_max_ms: m.summarizerWaits.max,
@@ -85,11 +75,11 @@ export async function runLongConversationBench(): Promise<Record<string, unknown
       main_latency_ms: MAIN_LATENCY_MS,
       summarizer_latency_ms: SUMMARIZER_LATENCY_MS,
       wait_threshold_ms: WAIT_THRESHOLD_MS,
-      waits:
-        'held = the fake upstream\'s receipt of the turn minus recap\'s server receipt of it; a summarizer wait is a turn held ' +
-        'past the threshold during which recap\'s request path called the summarizer or polled the compaction lock (the change ' +
-        'of recap_summarizer_calls_total{mode="inline"} and of recap_store_duration_seconds_count{op="is_locked"} across the turn); ' +
-        'slow turns are all turns held past the threshold, whatever the cause (GC, CPU, a busy machine)',
+      waits: WAITS_DEFINITION,
+      warm_up: 'the turns up to the first one whose forwarded prompt is smaller than the client\'s',
+      bases:
+        'each summarizer call\'s previous summary (the <previous_summary> block of its input) matched against the replies of the ' +
+        'calls before it: calls sharing a base summarized from the same summary twice',
       client: 'official openai SDK, no think time; a tool call with a 1-4 KB JSON result every 2-4 turns',
       token_counts: 'o200k_base over what the fake upstream received, independently of recap headers',
       cost: 'prompt tokens sent upstream + summarizer input and output tokens',

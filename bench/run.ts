@@ -9,6 +9,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   'long-conversation': async () => (await import('./long-conversation.js')).runLongConversationBench,
   'eval-example': async () => (await import('./eval-example.js')).runEvalExampleBench,
   hardening: async () => (await import('./hardening.js')).runHardeningBench,
+  'agent-task': async () => (await import('./agent-task.js')).runAgentTaskBench,
 };
 
 async function main(names: string[]): Promise<void> {

@@ -171,15 +171,27 @@ export function planDegrade(l: Layout, base: BaseView, budget: number, rules: Pl
  * Background preparation: once the view passes prepare × budget, the summary the next overflow
  * will need, made off the request path. The conversation still grows by about (trigger − prepare)
  * × budget before the checkpoint is used, so it aims that much below the target. Null below the
- * prepare line, when clearing alone will then do (it costs nothing inline), or when nothing would
- * be evicted.
+ * prepare line, when nothing would be evicted, or when clearing alone reaches the target now: the
+ * overflow will then be cleared inline at no cost, as it would be without background preparation
+ * (the steps still to come are clearable too, beyond the newest few), and a summary made now would
+ * be a call that compacting inline never makes (rule 10).
  */
 export function planPrepare(l: Layout, base: BaseView, budget: number, rules: PlanRules): Cut | null {
   const tokens = viewTokens(l, base);
   if (tokens <= rules.prepare_ratio * budget) return null;
   const ratio = rules.target_ratio - Math.max(0, rules.trigger_ratio - rules.prepare_ratio);
   if (tokens <= ratio * budget) return null;
-  const cleared = clearTo(l, base, rules, ratio * budget);
-  if (cleared && cleared.tokens <= ratio * budget) return null;
+  const cleared = clearTo(l, base, rules, rules.target_ratio * budget);
+  if (cleared && cleared.tokens <= rules.target_ratio * budget) return null;
   return summarizeTo(l, base, rules, budget, ratio);
+}
+
+/**
+ * When a summary is due but is being made elsewhere (a compaction already running, or background
+ * preparation): clearing alone, as far as it goes, if that brings the view under the trigger. The
+ * request then needs no summary yet and waits for none; later requests use it once it has landed.
+ */
+export function planInterim(l: Layout, base: BaseView, budget: number, rules: PlanRules): Cut | null {
+  const cleared = clearTo(l, base, rules, rules.target_ratio * budget);
+  return cleared && cleared.tokens <= rules.trigger_ratio * budget ? cleared : null;
 }

@@ -1,7 +1,6 @@
 import { JobQueue } from '../background/job-queue.js';
 import { viewTokens } from '../compaction/layout.js';
 import { planPrepare } from '../compaction/plan.js';
-import { prefixOf } from '../store/checkpoints.js';
 import type { Analysis } from './analyze.js';
 import { baseView, candidates } from './choose-view.js';
 import type { Decision } from './decide.js';
@@ -59,7 +58,8 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
       if (!cut || !(await deps.tenantBudget.allows(ctx.identity.tenant))) return 'skipped';
       const prefix = prefixOfCut(cut);
       const claim = { id: a.links[prefix - 1]!, prefix, link: a.links[prefix - 1]! };
-      const claimed = await claimCompaction(deps.records, ctx.key, claim, a.links, from.checkpoint ? prefixOf(from.checkpoint) : 0, ttl);
+      // As inline (decide.ts): ahead of what the base's summary covers, not of the prefix it clears.
+      const claimed = await claimCompaction(deps.records, ctx.key, claim, a.links, from.covered, ttl);
       if (claimed.kind === 'unavailable') return 'failed';
       if (claimed.kind === 'wait' && !(await waitForHolders(deps.records, ctx.key, claimed.holders, waitUntil, shutdown.signal))) return 'skipped';
       if (claimed.kind !== 'held') {

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { type Cut, planCompaction, planDegrade } from '../compaction/plan.js';
+import { type Cut, planCompaction, planDegrade, planInterim } from '../compaction/plan.js';
 import { viewTokens } from '../compaction/layout.js';
-import { prefixOf } from '../store/checkpoints.js';
 import type { Checkpoint, ConversationRecord } from '../store/store.js';
 import { type Analysis, buildView } from './analyze.js';
 import { type Base, baseView, candidates, chooseBase, noSummaryBase } from './choose-view.js';
@@ -65,6 +64,12 @@ function compacted<T>(a: Analysis<T>, cut: Cut, checkpoint: Checkpoint, extra: P
   return { action: 'compacted', base: next, view: buildView(a, next.summary, next), viewTokens: viewTokens(a.layout, baseView(a, next)), confirm: [], ...extra };
 }
 
+/** A view made by clearing alone (rule 11): no summarizer call; its checkpoint is stored after a 2xx. */
+function cleared<T>(a: Analysis<T>, cut: Cut, from: Base, noStore: boolean): Decision<T> {
+  const checkpoint = describeCheckpoint(a, cut, from.checkpoint?.summary ?? '', from.checkpoint?.model ?? 'clearing');
+  return compacted(a, cut, checkpoint, noStore ? {} : { write: checkpoint });
+}
+
 function degrade<T>(ctx: StepContext, a: Analysis<T>, base: Base, budget: number, reason: string): Decision<T> {
   const cut = planDegrade(a.layout, baseView(a, base), budget, planRules(ctx.model.compaction));
   ctx.deps.logger.warn({ conversation: ctx.log.conversation, reason }, 'compaction degraded: dropping oldest items for this request');
@@ -98,26 +103,29 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
     if (round >= MAX_ROUNDS) return degrade(ctx, a, from, budget, 'compaction_busy');
     const plan = planCompaction(a.layout, baseView(a, from), budget, rules);
     if (plan.kind === 'fits' || plan.kind === 'irreducible') return unchanged(a, from);
-    if (plan.kind === 'clear') {
-      const checkpoint = describeCheckpoint(a, plan, from.checkpoint?.summary ?? '', from.checkpoint?.model ?? 'clearing');
-      return compacted(a, plan, checkpoint, noStore ? {} : { write: checkpoint });
-    }
+    if (plan.kind === 'clear') return cleared(a, plan, from, noStore);
     if (ctx.model.compaction.strategy === 'summarize' && !(await ctx.deps.proofs.mayPay(ctx.identity.tenant, ctx.model))) {
       return degrade(ctx, a, from, budget, 'credential_not_yet_accepted');
     }
     const strategy = await strategyFor(ctx);
     if (strategy !== 'summarize' || noStore) return summarizeUnshared(ctx, a, from, plan, strategy, budget, noStore);
+    // Clearing costs nothing: while it still makes the view fit, the summary is left to background
+    // preparation (rule 10) or to the compaction already running, and this request waits for none.
+    const interim = planInterim(a.layout, baseView(a, from), budget, rules);
+    if (interim && ctx.deps.config.background.enabled) return cleared(a, interim, from, false);
 
     const prefix = prefixOfCut(plan);
     const claim = { id: a.links[prefix - 1]!, prefix, link: a.links[prefix - 1]! };
-    const basePrefix = from.checkpoint ? prefixOf(from.checkpoint) : 0;
-    const claimed = await claimCompaction(ctx.deps.records, ctx.key, claim, a.links, basePrefix, lockTtl(compaction.summarizer!.timeout_ms));
+    // Measured against what the base's summary covers, not the prefix it clears: a compaction claimed
+    // inside a clearing checkpoint's prefix still summarizes further than that checkpoint's summary.
+    const claimed = await claimCompaction(ctx.deps.records, ctx.key, claim, a.links, from.covered, lockTtl(compaction.summarizer!.timeout_ms));
     if (claimed.kind === 'unavailable') return summarizeUnshared(ctx, a, from, plan, strategy, budget, true);
     if (claimed.kind === 'contended') {
       record = await reload(ctx, record);
       continue;
     }
     if (claimed.kind === 'wait') {
+      if (interim) return cleared(a, interim, from, false);
       const done = await waitForHolders(ctx.deps.records, ctx.key, claimed.holders, waitUntil, ctx.signal);
       record = await reload(ctx, record);
       if (done) continue;

@@ -29,8 +29,8 @@ export function lockTtl(summarizerTimeoutMs: number): number {
 }
 
 /**
- * Claims `claim` for a request whose chain links are `links` and whose base covers `basePrefix`
- * items, unless a compaction ahead of it on its branch is already running.
+ * Claims `claim` for a request whose chain links are `links` and whose base's summary covers its
+ * first `basePrefix` items, unless a compaction ahead of that on its branch is already running.
  */
 export async function claimCompaction(
   records: Records,

@@ -1,9 +1,10 @@
-import type { TurnPoint } from './long-conversation-measure.js';
+import type { TurnPoint } from './conversation-measure.js';
 
-// docs/long-conversation.svg: per turn, the tokens the client sent and the tokens recap forwarded,
-// the budget, and the turns where a new summary took effect. Two panels share the turn axis: the
-// top one at full scale (the client's prompt grows without bound), the bottom one zoomed on the
-// budget, where the forwarded prompt's sawtooth would otherwise be a flat line.
+// The charts of the conversation benches (docs/long-conversation.svg, docs/agent-task.svg): per
+// request, the tokens the client sent and the tokens recap forwarded, the budget, and the requests
+// where a new summary took effect. Two panels share the request axis: the top one at full scale
+// (the client's prompt grows without bound), the bottom one zoomed on the budget, where the
+// forwarded prompt's sawtooth would otherwise be a flat line.
 
 const WIDTH = 960;
 const LEFT = 80;
@@ -86,7 +87,7 @@ function legend(top: number, budget: number): string[] {
   });
 }
 
-export function renderChart(points: readonly TurnPoint[], budget: number, title: string): string {
+export function renderChart(points: readonly TurnPoint[], budget: number, title: string, xLabel = 'turn'): string {
   const maxClient = Math.max(...points.map((p) => p.clientTokens));
   const full: Panel = { top: 80, height: 300, yMax: Math.ceil(maxClient / tickStep(maxClient, 5)) * tickStep(maxClient, 5), title: 'Full scale' };
   const zoom: Panel = { top: 450, height: 240, yMax: Math.ceil((budget * 1.15) / 5000) * 5000, title: 'Zoomed on the budget (forwarded only)' };
@@ -100,7 +101,7 @@ export function renderChart(points: readonly TurnPoint[], budget: number, title:
     ...series(full, points, budget, true),
     ...axes(zoom, points.length),
     ...series(zoom, points, budget, false),
-    `<text x="${LEFT + PLOT_W / 2}" y="${height - 14}" text-anchor="middle">turn</text>`,
+    `<text x="${LEFT + PLOT_W / 2}" y="${height - 14}" text-anchor="middle">${esc(xLabel)}</text>`,
     '</svg>',
     '',
   ].join('\n');
