@@ -47,7 +47,8 @@ export function acceptance(results: Record<VariantName, VariantMeasures>, shapes
       pass: d.summarizerCalls < summarizeOnly.summarizerCalls,
     },
     {
-      check: 'every variant: pinned prompt first, task verbatim after it or the summary, reminder kept, newest step verbatim, no call split from its result, one stub per cleared result',
+      check:
+        'every variant: pinned prompt first, task verbatim after it or the summary, reminder kept, newest step verbatim, no call split from its result, one stub per cleared result',
       value: broken.length === 0 ? `0 violations in ${Object.values(shapes).reduce((n, s) => n + s.requests, 0)} requests` : broken.join('; '),
       pass: broken.length === 0,
     },

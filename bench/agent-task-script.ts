@@ -100,30 +100,40 @@ const MAX_LINE = 200;
 
 const RESULTS: Record<string, (k: Kit, args: Record<string, unknown>, bytes: number) => string> = {
   read_file: (k, args, bytes) =>
-    fill(bytes, (i) => {
-      const code = k.pick([
-        () => `export async function settleBatch${k.n(1, 99)}(batchId = 'BATCH-${k.n(20000, 29999)}'): Promise<Settlement> {`,
-        () => `  const entry = await ledger.find('LED-${k.n(100000, 999999)}');`,
-        () => `  if (entry.amountMinor !== ${k.n(100, 999999)}) throw new LedgerMismatchError('mch_${k.n(10000, 99999)}', ${k.n(1, 9999)});`,
-        () => `  const rate = fxRateAt('${k.pick(CURRENCIES)}/${k.pick(CURRENCIES)}', '2024-05-${String(k.n(1, 28)).padStart(2, '0')}');`,
-        () => `  // PAY-${k.n(1000, 9999)}: amounts are rounded half-even since v4.${k.n(1, 12)}.${k.n(0, 9)}`,
-        () => `  return roundHalfEven(total * rate, ${k.n(0, 4)});`,
-        () => `}`,
-        () => `import { ${k.pick(PATTERNS)} } from '../${k.pick(['ledger', 'settlement', 'merchants'])}/${k.pick(['index', 'posting', 'rounding', 'batch'])}.js';`,
-      ])();
-      return `${String(i).padStart(5)}  ${code}`;
-    }, `// ${String(args.path)}`),
+    fill(
+      bytes,
+      (i) => {
+        const code = k.pick([
+          () => `export async function settleBatch${k.n(1, 99)}(batchId = 'BATCH-${k.n(20000, 29999)}'): Promise<Settlement> {`,
+          () => `  const entry = await ledger.find('LED-${k.n(100000, 999999)}');`,
+          () => `  if (entry.amountMinor !== ${k.n(100, 999999)}) throw new LedgerMismatchError('mch_${k.n(10000, 99999)}', ${k.n(1, 9999)});`,
+          () => `  const rate = fxRateAt('${k.pick(CURRENCIES)}/${k.pick(CURRENCIES)}', '2024-05-${String(k.n(1, 28)).padStart(2, '0')}');`,
+          () => `  // PAY-${k.n(1000, 9999)}: amounts are rounded half-even since v4.${k.n(1, 12)}.${k.n(0, 9)}`,
+          () => `  return roundHalfEven(total * rate, ${k.n(0, 4)});`,
+          () => `}`,
+          () => `import { ${k.pick(PATTERNS)} } from '../${k.pick(['ledger', 'settlement', 'merchants'])}/${k.pick(['index', 'posting', 'rounding', 'batch'])}.js';`,
+        ])();
+        return `${String(i).padStart(5)}  ${code}`;
+      },
+      `// ${String(args.path)}`,
+    ),
   search_code: (k, args, bytes) =>
-    fill(bytes, () => `${k.pick(FILES)}:${k.n(1, 480)}:    ${k.pick(['const', 'await', 'if (', 'return'])} ${String(args.pattern)}(${k.pick(["'mch_82731'", `'BATCH-${k.n(20000, 29999)}'`, `entry.amountMinor`, `'LED-${k.n(100000, 999999)}'`])});`),
+    fill(
+      bytes,
+      () =>
+        `${k.pick(FILES)}:${k.n(1, 480)}:    ${k.pick(['const', 'await', 'if (', 'return'])} ${String(args.pattern)}(${k.pick(["'mch_82731'", `'BATCH-${k.n(20000, 29999)}'`, `entry.amountMinor`, `'LED-${k.n(100000, 999999)}'`])});`,
+    ),
   run_command: (k, args, bytes) =>
-    fill(bytes, () =>
-      k.pick([
-        () => `  PASS test/settlement/reconcile.test.ts > settles BATCH-${k.n(20000, 29999)} for mch_${k.n(10000, 99999)} (${k.n(2, 90)} ms)`,
-        () => `  FAIL test/settlement/reconcile.test.ts > rounds ${k.pick(CURRENCIES)} amounts half-even: expected ${k.n(100, 99999)} to be ${k.n(100, 99999)}`,
-        () => `     at settleBatch (src/settlement/reconcile.ts:${k.n(10, 480)}:${k.n(3, 40)})`,
-        () => `     at postEntry (src/ledger/posting.ts:${k.n(10, 300)}:${k.n(3, 40)})`,
-        () => `npm warn deprecated glob@${k.n(7, 8)}.${k.n(0, 9)}.${k.n(0, 9)}: commit ${k.hex(12)} of the lockfile pins it`,
-      ])(),
+    fill(
+      bytes,
+      () =>
+        k.pick([
+          () => `  PASS test/settlement/reconcile.test.ts > settles BATCH-${k.n(20000, 29999)} for mch_${k.n(10000, 99999)} (${k.n(2, 90)} ms)`,
+          () => `  FAIL test/settlement/reconcile.test.ts > rounds ${k.pick(CURRENCIES)} amounts half-even: expected ${k.n(100, 99999)} to be ${k.n(100, 99999)}`,
+          () => `     at settleBatch (src/settlement/reconcile.ts:${k.n(10, 480)}:${k.n(3, 40)})`,
+          () => `     at postEntry (src/ledger/posting.ts:${k.n(10, 300)}:${k.n(3, 40)})`,
+          () => `npm warn deprecated glob@${k.n(7, 8)}.${k.n(0, 9)}.${k.n(0, 9)}: commit ${k.hex(12)} of the lockfile pins it`,
+        ])(),
       `$ ${String(args.command)}`,
     ),
   query_logs: (k, args, bytes) =>
@@ -137,7 +147,11 @@ const RESULTS: Record<string, (k: Kit, args: Record<string, unknown>, bytes: num
       }),
     ),
   list_directory: (k, args, bytes) =>
-    fill(bytes, () => `${k.pick(['-rw-r--r--', 'drwxr-xr-x'])}  ${String(k.n(120, 48000)).padStart(6)}  2024-05-${String(k.n(1, 28)).padStart(2, '0')}  ${String(args.path)}/${k.pick(['reconcile', 'batch', 'fx', 'posting', 'rounding', 'report'])}-${k.hex(6)}.ts`),
+    fill(
+      bytes,
+      () =>
+        `${k.pick(['-rw-r--r--', 'drwxr-xr-x'])}  ${String(k.n(120, 48000)).padStart(6)}  2024-05-${String(k.n(1, 28)).padStart(2, '0')}  ${String(args.path)}/${k.pick(['reconcile', 'batch', 'fx', 'posting', 'rounding', 'report'])}-${k.hex(6)}.ts`,
+    ),
 };
 
 function callArguments(k: Kit, name: string): Record<string, unknown> {

@@ -54,7 +54,7 @@ export const VARIANTS: readonly Variant[] = [
   },
   {
     name: 'default-inline',
-    label: '(a\') recap default, inline only',
+    label: "(a') recap default, inline only",
     setup: 'the same as (a) with background.enabled false: every summary is made on the request path (the reference for "background costs no more calls")',
     compaction: { strategy: 'summarize', summarizer },
     backgroundEnabled: false,

@@ -80,15 +80,15 @@ export async function runAgentTaskBench(): Promise<Record<string, unknown>> {
       wait_threshold_ms: WAIT_THRESHOLD_MS,
       client:
         'official openai SDK as an agent harness uses it, no think time: a system prompt and one task message, then per step the ' +
-        'model\'s reply (1 tool call in 60% of steps, 2 parallel in 25%, 3 in 15%) appended as returned and the tool results ' +
+        "model's reply (1 tool call in 60% of steps, 2 parallel in 25%, 3 in 15%) appended as returned and the tool results " +
         `(1-8 KB each: files, search hits, test runs, logs, listings, with identifiers), 5 tools defined; a developer reminder after step ${REMINDER_AFTER_STEP}; ` +
         'request 301 gets the final text answer',
       waits: WAITS_DEFINITION,
-      warm_up: 'the requests up to the first one whose forwarded prompt is smaller than the client\'s',
+      warm_up: "the requests up to the first one whose forwarded prompt is smaller than the client's",
       bases:
-        'each summarizer call\'s previous summary (the <previous_summary> block of its input) matched against the replies of the ' +
+        "each summarizer call's previous summary (the <previous_summary> block of its input) matched against the replies of the " +
         'calls before it: calls sharing a base summarized from the same summary twice',
-      cache_friendly: 'share of requests whose upstream prompt starts with the previous request\'s whole upstream prompt',
+      cache_friendly: "share of requests whose upstream prompt starts with the previous request's whole upstream prompt",
       token_counts: 'o200k_base over what the fake upstream received (messages; the budget already excludes the tools), independently of recap headers',
       cost: 'prompt tokens sent upstream + summarizer input and output tokens',
     },

@@ -104,9 +104,7 @@ async function counterTotals(counter: LabelledCounter, label: string): Promise<R
  */
 async function requestPathCounts(metrics: RunningRecap['runtime']['metrics']): Promise<{ inline: number; lockReads: number }> {
   const calls = await counterTotals(metrics.summarizerCalls, 'mode');
-  const reads = (await metrics.storeDuration.get()).values.find(
-    (v) => v.metricName === 'recap_store_duration_seconds_count' && v.labels.op === 'read_locks',
-  );
+  const reads = (await metrics.storeDuration.get()).values.find((v) => v.metricName === 'recap_store_duration_seconds_count' && v.labels.op === 'read_locks');
   return { inline: calls.inline ?? 0, lockReads: reads?.value ?? 0 };
 }
 
@@ -118,7 +116,10 @@ function replyText(body: Buffer): string {
 export interface BenchRecap {
   fake: FakeUpstream;
   /** One chat request through the SDK, recorded as a turn; `extra` adds fields such as `tools`. */
-  send(messages: BenchMessage[], extra?: Omit<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, 'model' | 'messages'>): Promise<OpenAI.Chat.Completions.ChatCompletion>;
+  send(
+    messages: BenchMessage[],
+    extra?: Omit<OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, 'model' | 'messages'>,
+  ): Promise<OpenAI.Chat.Completions.ChatCompletion>;
   /** Waits for background jobs, then hands back everything recorded. */
   finish(): Promise<Drive>;
   close(): Promise<void>;

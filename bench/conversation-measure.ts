@@ -20,7 +20,7 @@ export interface MeasureSetup {
 
 /** What the results files say a wait is. */
 export const WAITS_DEFINITION =
-  'held = the fake upstream\'s receipt of the request minus recap\'s server receipt of it; a summarizer wait is a request held ' +
+  "held = the fake upstream's receipt of the request minus recap's server receipt of it; a summarizer wait is a request held " +
   'past the threshold whose request path called the summarizer (recap_summarizer_calls_total{mode="inline"} moved across it), or ' +
   'read the compaction lock table (recap_store_duration_seconds_count{op="read_locks"} moved) while a summarizer call answered ' +
   'during the hold (the compaction it waited for); slow requests are all requests held past the threshold, whatever the cause';
@@ -180,7 +180,14 @@ function summarizerCalls(drive: Drive, startedAt: number, held: (turn: number, a
     }
     const turn = turnAt(drive.turns, s.request.receivedAt);
     const inline = turn >= 0 && drive.turns[turn]!.inlineSummarizerCalls > 0 && held(turn, s.request.receivedAt);
-    return { call: i + 1, atMs: s.request.receivedAt - startedAt, turn: turn + 1, mode: inline ? 'inline' : 'background', base, inputTokens: counter.countMessages(messages).total };
+    return {
+      call: i + 1,
+      atMs: s.request.receivedAt - startedAt,
+      turn: turn + 1,
+      mode: inline ? 'inline' : 'background',
+      base,
+      inputTokens: counter.countMessages(messages).total,
+    };
   });
 }
 

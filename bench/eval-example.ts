@@ -69,7 +69,11 @@ async function ledgerCost() {
   const countText = (t: string) => getTokenizer('o200k_base').count(t);
   const body = JSON.parse(await readFile(EXAMPLE, 'utf8')) as { messages: ChatMessage[] };
   const evicted = body.messages.slice(1, 347);
-  const bigDump: ChatMessage = { role: 'tool', tool_call_id: 'c', content: Array.from({ length: 80_000 }, (_, i) => `row ${i} /srv/data/part-${i}.csv sha ${(i * 2654435761 >>> 0).toString(16)}`).join('\n') };
+  const bigDump: ChatMessage = {
+    role: 'tool',
+    tool_call_id: 'c',
+    content: Array.from({ length: 80_000 }, (_, i) => `row ${i} /srv/data/part-${i}.csv sha ${((i * 2654435761) >>> 0).toString(16)}`).join('\n'),
+  };
   const cases = [
     { span: `example's evicted span (${evicted.length} messages)`, evicted },
     { span: `a ${Math.round(String(bigDump.content).length / 1e6)} MB tool result`, evicted: [bigDump] },
@@ -88,7 +92,8 @@ async function ledgerCost() {
 export async function runEvalExampleBench(): Promise<void> {
   const figures = await evalFigures();
   const cost = await ledgerCost();
-  const header = '| summarizer (fake) | ledger | summary_max_tokens | recall, compacted view | identifiers | facts | recall, full history | tokens compacted / full | summary message tokens | ledger appended / kept / dropped |';
+  const header =
+    '| summarizer (fake) | ledger | summary_max_tokens | recall, compacted view | identifiers | facts | recall, full history | tokens compacted / full | summary message tokens | ledger appended / kept / dropped |';
   const lines = [header, '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |'];
   for (const r of figures) {
     const l = r.ledger_identifiers as { appended: number; kept: number; dropped: number };

@@ -26,7 +26,11 @@ export function pastedLogBody(model: string, bytes: number): string {
 /** One assistant message with `calls` parallel tool calls (no results), in an old round. */
 export function parallelCallsBody(model: string, calls: number): string {
   const toolCalls = Array.from({ length: calls }, (_, i) => ({ id: `c${i}`, type: 'function', function: { name: 'read', arguments: `{"f":${i}}` } }));
-  const messages: unknown[] = [{ role: 'system', content: 'agent' }, { role: 'user', content: 'do the task' }, { role: 'assistant', content: null, tool_calls: toolCalls }];
+  const messages: unknown[] = [
+    { role: 'system', content: 'agent' },
+    { role: 'user', content: 'do the task' },
+    { role: 'assistant', content: null, tool_calls: toolCalls },
+  ];
   for (let t = 0; t < 4; t++) messages.push({ role: 'user', content: `next ${t}` }, { role: 'assistant', content: `fine ${t}` });
   messages.push({ role: 'user', content: 'done?' });
   return JSON.stringify({ model, messages });
@@ -34,9 +38,16 @@ export function parallelCallsBody(model: string, calls: number): string {
 
 /** An agent's task: one user message, then `steps` tool calls each with its result. */
 export function toolStepsBody(model: string, steps: number): string {
-  const messages: unknown[] = [{ role: 'system', content: 'agent' }, { role: 'user', content: 'do the task' }];
+  const messages: unknown[] = [
+    { role: 'system', content: 'agent' },
+    { role: 'user', content: 'do the task' },
+  ];
   for (let i = 0; i < steps; i++) {
-    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: 'read_file', arguments: `{"path":"/src/f${i}.ts"}` } }] });
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: 'read_file', arguments: `{"path":"/src/f${i}.ts"}` } }],
+    });
     messages.push({ role: 'tool', tool_call_id: `call_${i}`, content: `file ${i}: ok` });
   }
   messages.push({ role: 'user', content: 'done?' });

@@ -128,7 +128,17 @@ export async function runHardeningBench(): Promise<HardeningRow[]> {
         action = p.action;
       }
       const s = summarize(latencies);
-      const row = { body: kind.name, mb: round3(Buffer.byteLength(body) / MB), action, requestMs: round3(requestMs), healthzN: s.n, healthzP50: s.p50, healthzP99: s.p99, healthzMax: s.max, jsonParseMs: parseMs(body) };
+      const row = {
+        body: kind.name,
+        mb: round3(Buffer.byteLength(body) / MB),
+        action,
+        requestMs: round3(requestMs),
+        healthzN: s.n,
+        healthzP50: s.p50,
+        healthzP99: s.p99,
+        healthzMax: s.max,
+        jsonParseMs: parseMs(body),
+      };
       rows.push(row);
       process.stdout.write(`${JSON.stringify(row)}\n`);
     }

@@ -1,16 +1,6 @@
 import { type BenchMessage, type Drive, startBenchRecap } from './bench-recap.js';
 import { conversationScript, SYSTEM_PROMPT } from './long-conversation-script.js';
-import {
-  CONTEXT_WINDOW,
-  MAIN_LATENCY_MS,
-  MAX_OUTPUT_TOKENS,
-  MODEL,
-  SEED,
-  SUMMARIZER_LATENCY_MS,
-  SUMMARIZER_MODEL,
-  TURNS,
-  type Variant,
-} from './long-conversation-variants.js';
+import { CONTEXT_WINDOW, MAIN_LATENCY_MS, MAX_OUTPUT_TOKENS, MODEL, SEED, SUMMARIZER_LATENCY_MS, SUMMARIZER_MODEL, TURNS, type Variant } from './long-conversation-variants.js';
 
 // Plays the scripted conversation through the official SDK against one recap in front of one fake
 // upstream (bench-recap.ts): user turns, a tool exchange every few turns, the fake's own replies.

@@ -14,8 +14,7 @@ export interface ScriptedTurn {
   user: ScriptMessage;
 }
 
-export const SYSTEM_PROMPT =
-  'You are the on-call assistant of the payments platform team. Answer precisely, cite identifiers, and say when you are unsure.';
+export const SYSTEM_PROMPT = 'You are the on-call assistant of the payments platform team. Answer precisely, cite identifiers, and say when you are unsure.';
 
 const SERVICES = ['ledger', 'checkout', 'payouts', 'fraud-scorer', 'invoice-api', 'settlement', 'webhooks', 'refunds'];
 const REGIONS = ['eu-west-1', 'us-east-2', 'ap-south-1', 'sa-east-1'];

@@ -76,9 +76,9 @@ export async function runLongConversationBench(): Promise<Record<string, unknown
       summarizer_latency_ms: SUMMARIZER_LATENCY_MS,
       wait_threshold_ms: WAIT_THRESHOLD_MS,
       waits: WAITS_DEFINITION,
-      warm_up: 'the turns up to the first one whose forwarded prompt is smaller than the client\'s',
+      warm_up: "the turns up to the first one whose forwarded prompt is smaller than the client's",
       bases:
-        'each summarizer call\'s previous summary (the <previous_summary> block of its input) matched against the replies of the ' +
+        "each summarizer call's previous summary (the <previous_summary> block of its input) matched against the replies of the " +
         'calls before it: calls sharing a base summarized from the same summary twice',
       client: 'official openai SDK, no think time; a tool call with a 1-4 KB JSON result every 2-4 turns',
       token_counts: 'o200k_base over what the fake upstream received, independently of recap headers',

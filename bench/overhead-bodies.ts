@@ -6,9 +6,11 @@ import { prng } from './prng.js';
 
 export const BENCH_MODEL = 'gpt-bench-1';
 
-const WORDS = ('the a of to and in that is for it as with was on be by this are from at or have an they which one you were ' +
+const WORDS = (
+  'the a of to and in that is for it as with was on be by this are from at or have an they which one you were ' +
   'data request cache server token message budget summary history model stream upstream latency retry config deploy build ' +
-  'function value result error handler queue worker database index migration schema client response header timeout').split(' ');
+  'function value result error handler queue worker database index migration schema client response header timeout'
+).split(' ');
 
 function prose(rand: () => number, sentences: number): string {
   const out: string[] = [];

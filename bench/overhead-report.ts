@@ -119,7 +119,16 @@ export function tableRows(sizes: Record<string, SizeFigures>, unavailable: Unava
       rows.push({ target: name, size, 'p50 ms': 'n/a', 'p50 added': 'n/a', 'p99 added': 'n/a', 'rps c=32': t?.rps ?? 'n/a', 'TTFB added': 'n/a', 'CPU ms/req': 'n/a' });
     }
     if (figures.recapCold) {
-      rows.push({ target: 'recap (cold)', size, 'p50 ms': figures.recapCold.p50, 'p50 added': figures.recapCold.addedP50, 'p99 added': 'n/a', 'rps c=32': 'n/a', 'TTFB added': 'n/a', 'CPU ms/req': 'n/a' });
+      rows.push({
+        target: 'recap (cold)',
+        size,
+        'p50 ms': figures.recapCold.p50,
+        'p50 added': figures.recapCold.addedP50,
+        'p99 added': 'n/a',
+        'rps c=32': 'n/a',
+        'TTFB added': 'n/a',
+        'CPU ms/req': 'n/a',
+      });
     }
   }
   return rows;

@@ -44,16 +44,8 @@ export async function warmThroughput(targets: Target[], body: Buffer, connection
 }
 
 /** 2xx replies per second over `rounds` interleaved runs of `seconds` each. */
-export async function measureThroughput(
-  targets: Target[],
-  body: Buffer,
-  connections: number,
-  seconds: number,
-  rounds: number,
-): Promise<Map<TargetName, Throughput>> {
-  const totals = new Map<TargetName, { ok: number; failed: number; seconds: number }>(
-    targets.map((t) => [t.name, { ok: 0, failed: 0, seconds: 0 }]),
-  );
+export async function measureThroughput(targets: Target[], body: Buffer, connections: number, seconds: number, rounds: number): Promise<Map<TargetName, Throughput>> {
+  const totals = new Map<TargetName, { ok: number; failed: number; seconds: number }>(targets.map((t) => [t.name, { ok: 0, failed: 0, seconds: 0 }]));
   for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < targets.length; k++) {
       const t = targets[(round + k) % targets.length] as Target;

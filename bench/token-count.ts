@@ -17,9 +17,11 @@ const RUNS = 7;
 const TARGET_TOKENS = 100_000;
 const RESULTS_FILE = join(dirname(fileURLToPath(import.meta.url)), 'results', 'token-count.json');
 
-const WORDS = ('the a of to and in that is for it as with was on be by this are from at or have an they which one you were ' +
+const WORDS = (
+  'the a of to and in that is for it as with was on be by this are from at or have an they which one you were ' +
   'data request cache server token message budget summary history model stream upstream latency retry config deploy build ' +
-  'function value result error handler queue worker database index migration schema client response header timeout').split(' ');
+  'function value result error handler queue worker database index migration schema client response header timeout'
+).split(' ');
 
 function makeText(rand: () => number) {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
@@ -31,12 +33,23 @@ function makeText(rand: () => number) {
   const prose = (sentences: number) => Array.from({ length: sentences }, sentence).join(' ');
   const code = () => {
     const name = `${pick(WORDS)}${pick(WORDS).replace(/^./, (c) => c.toUpperCase())}`;
-    const body = Array.from({ length: 4 + Math.floor(rand() * 8) }, (_, i) => `  const v${i} = await ${pick(WORDS)}.${pick(WORDS)}(${Math.floor(rand() * 1000)}, '${pick(WORDS)}');`);
+    const body = Array.from(
+      { length: 4 + Math.floor(rand() * 8) },
+      (_, i) => `  const v${i} = await ${pick(WORDS)}.${pick(WORDS)}(${Math.floor(rand() * 1000)}, '${pick(WORDS)}');`,
+    );
     return ['```ts', `export async function ${name}(input: string): Promise<number> {`, ...body, '  return input.length;', '}', '```'].join('\n');
   };
   const json = () =>
     JSON.stringify(
-      { results: Array.from({ length: 3 + Math.floor(rand() * 6) }, (_, i) => ({ id: `row_${Math.floor(rand() * 1e9).toString(36)}`, rank: i, score: Math.round(rand() * 1e4) / 100, label: pick(WORDS), tags: [pick(WORDS), pick(WORDS)] })) },
+      {
+        results: Array.from({ length: 3 + Math.floor(rand() * 6) }, (_, i) => ({
+          id: `row_${Math.floor(rand() * 1e9).toString(36)}`,
+          rank: i,
+          score: Math.round(rand() * 1e4) / 100,
+          label: pick(WORDS),
+          tags: [pick(WORDS), pick(WORDS)],
+        })),
+      },
       null,
       2,
     );
@@ -49,7 +62,11 @@ function round(rand: () => number, i: number): ChatMessage[] {
   const callId = `call_${i}`;
   return [
     { role: 'user', content: t.prose(2 + Math.floor(rand() * 4)) },
-    { role: 'assistant', content: null, tool_calls: [{ id: callId, type: 'function', function: { name: 'search_records', arguments: JSON.stringify({ query: t.prose(1), limit: 10 }) } }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: callId, type: 'function', function: { name: 'search_records', arguments: JSON.stringify({ query: t.prose(1), limit: 10 }) } }],
+    },
     { role: 'tool', tool_call_id: callId, content: t.json() },
     { role: 'assistant', content: `${t.prose(3 + Math.floor(rand() * 5))}\n\n${t.code()}\n\n${t.prose(2)}` },
   ];

@@ -51,9 +51,7 @@ function axes(panel: Panel, turns: number): string[] {
   }
   out.push(`<rect x="${LEFT}" y="${panel.top}" width="${PLOT_W}" height="${panel.height}" fill="none" stroke="${COLORS.text}"/>`);
   out.push(`<text x="${LEFT}" y="${panel.top - 8}" font-weight="bold">${esc(panel.title)}</text>`);
-  out.push(
-    `<text transform="translate(18 ${panel.top + panel.height / 2}) rotate(-90)" text-anchor="middle">tokens per request</text>`,
-  );
+  out.push(`<text transform="translate(18 ${panel.top + panel.height / 2}) rotate(-90)" text-anchor="middle">tokens per request</text>`);
   return out;
 }
 

@@ -95,7 +95,13 @@ export function createApp(deps: AppDeps): RecapApp {
 
   const inspection = { secret: deps.secret, adminToken: deps.config.server.admin_token };
   const inspected = (c: Context<Env>) =>
-    inspectionTarget(callerOf(c.env.incoming), c.env.incoming.headers, idFromPath(new URL(c.req.url).pathname), { tenant: c.req.query('tenant'), client: c.req.query('client'), route: c.req.query('route') }, inspection);
+    inspectionTarget(
+      callerOf(c.env.incoming),
+      c.env.incoming.headers,
+      idFromPath(new URL(c.req.url).pathname),
+      { tenant: c.req.query('tenant'), client: c.req.query('client'), route: c.req.query('route') },
+      inspection,
+    );
   app.get('/recap/v1/conversations/:id', async function inspectConversation(c) {
     const { key, id } = inspected(c);
     return c.json(await describeConversation(deps.records, key, id));

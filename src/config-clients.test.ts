@@ -22,7 +22,11 @@ function problems(text: string, env: Record<string, string> = {}): string[] {
 
 describe('config: clients', () => {
   it('reads clients with their keys from the environment, models and allowances', () => {
-    const c = parseConfig(`${base}clients:\n  - { name: web, key: '\${WEB_KEY}' }\n  - { name: batch, key: ${KEY_B}, models: [gpt-4o-mini], tenant_tokens_per_window: 5000 }\n`, 'recap.yaml', { WEB_KEY: KEY_A });
+    const c = parseConfig(
+      `${base}clients:\n  - { name: web, key: '\${WEB_KEY}' }\n  - { name: batch, key: ${KEY_B}, models: [gpt-4o-mini], tenant_tokens_per_window: 5000 }\n`,
+      'recap.yaml',
+      { WEB_KEY: KEY_A },
+    );
     expect(c.clients).toEqual([
       { name: 'web', key: KEY_A },
       { name: 'batch', key: KEY_B, models: ['gpt-4o-mini'], tenant_tokens_per_window: 5000 },
@@ -48,7 +52,9 @@ describe('config: clients', () => {
       ]),
     );
     expect(lines.join('\n')).not.toContain(KEY_A);
-    expect(problems(`${base}clients:\n  - { name: web, key: '\${MISSING}' }\n`)).toEqual(expect.arrayContaining(['recap.yaml: clients.0.key: environment variable MISSING is not set']));
+    expect(problems(`${base}clients:\n  - { name: web, key: '\${MISSING}' }\n`)).toEqual(
+      expect.arrayContaining(['recap.yaml: clients.0.key: environment variable MISSING is not set']),
+    );
   });
 
   it('takes server.anonymous off or shared, and refuses shared together with clients', () => {

@@ -144,7 +144,11 @@ export const tokensSchema = z
     cache_max_entries: positiveInt.default(100_000),
     cache_max_bytes: positiveInt.default(64 * 1024 * 1024),
     // The last request of recent conversations, kept to skip hashing their history (memo.ts); 0 turns it off.
-    memo_max_bytes: z.number().int().min(0).default(64 * 1024 * 1024),
+    memo_max_bytes: z
+      .number()
+      .int()
+      .min(0)
+      .default(64 * 1024 * 1024),
   })
   .strict();
 

@@ -20,25 +20,20 @@ export class RecapError extends Error {
 
 export const errors = {
   invalidJson: (detail: string) => new RecapError(400, 'invalid_json', `We could not parse the JSON body of your request: ${detail}`),
-  invalidRequest: (message: string, param: string | null = null) =>
-    new RecapError(400, 'invalid_request', message, 'invalid_request_error', param),
-  bodyTooLarge: (limit: number) =>
-    new RecapError(413, 'body_too_large', `Request body exceeds the limit of ${limit} bytes.`),
+  invalidRequest: (message: string, param: string | null = null) => new RecapError(400, 'invalid_request', message, 'invalid_request_error', param),
+  bodyTooLarge: (limit: number) => new RecapError(413, 'body_too_large', `Request body exceeds the limit of ${limit} bytes.`),
   // HTTP that Node's parser refuses before any route runs (see http/client-error.ts).
   malformedRequest: (reason: string) => new RecapError(400, 'malformed_request', `recap could not parse the HTTP request: ${reason}`),
   requestTimeout: () => new RecapError(408, 'request_timeout', 'The request was not received in time.'),
   headersTooLarge: () => new RecapError(431, 'headers_too_large', 'The request headers are too large.'),
-  headerTooLong: (name: string, limit: number) =>
-    new RecapError(400, 'header_too_long', `Header ${name} exceeds ${limit} bytes.`, 'invalid_request_error', name),
+  headerTooLong: (name: string, limit: number) => new RecapError(400, 'header_too_long', `Header ${name} exceeds ${limit} bytes.`, 'invalid_request_error', name),
   notFound: (what: string) => new RecapError(404, 'not_found', `${what} not found.`, 'not_found_error'),
   unauthorized: () => new RecapError(401, 'missing_credential', 'This endpoint needs an Authorization header.', 'authentication_error'),
   invalidApiKey: () => new RecapError(401, 'invalid_api_key', 'Incorrect API key provided: recap knows no client with this key.', 'authentication_error'),
   modelNotAllowed: (model: string) =>
     new RecapError(403, 'model_not_allowed', `This API key may not use model ${JSON.stringify(model.slice(0, 100))}.`, 'invalid_request_error', 'model'),
-  upstreamUnreachable: (upstream: string, detail: string) =>
-    new RecapError(502, 'upstream_unreachable', `Upstream "${upstream}" could not be reached: ${detail}`),
-  upstreamTimeout: (upstream: string, phase: string) =>
-    new RecapError(504, 'upstream_timeout', `Upstream "${upstream}" timed out (${phase}).`),
+  upstreamUnreachable: (upstream: string, detail: string) => new RecapError(502, 'upstream_unreachable', `Upstream "${upstream}" could not be reached: ${detail}`),
+  upstreamTimeout: (upstream: string, phase: string) => new RecapError(504, 'upstream_timeout', `Upstream "${upstream}" timed out (${phase}).`),
   storeUnavailable: () => new RecapError(503, 'store_unavailable', 'The conversation store is unreachable; try again shortly.'),
   internal: () => new RecapError(500, 'internal_error', 'recap failed to process the request.'),
 };

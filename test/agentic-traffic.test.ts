@@ -59,7 +59,10 @@ describe.each(KINDS)('agentic traffic on %s', (kind) => {
     );
     await d.settled();
     for (const tag of tags) {
-      const calls = d.fake.summarizerRequests().map((r) => summarizerExchange(d, r)).filter((x) => x.input.includes(tag));
+      const calls = d.fake
+        .summarizerRequests()
+        .map((r) => summarizerExchange(d, r))
+        .filter((x) => x.input.includes(tag));
       expect(calls.length).toBeGreaterThanOrEqual(2);
       expect(calls[0]!.previous).toBeNull();
       // Each later call starts from the summary the one before it made (the ledger may follow it).
@@ -69,7 +72,11 @@ describe.each(KINDS)('agentic traffic on %s', (kind) => {
   });
 
   it('one compaction during a 10 s reply serves 20 concurrent requests at once: none degraded, one summarizer call', async () => {
-    const d = (deployment = await startDeployment(kind, { summarizerModel: SUMMARIZER, summarizerLatencyMs: 800, latencyMs: 10_000 }, { models: [smallModel()], extra: { background: { enabled: false } } }));
+    const d = (deployment = await startDeployment(
+      kind,
+      { summarizerModel: SUMMARIZER, summarizerLatencyMs: 800, latencyMs: 10_000 },
+      { models: [smallModel()], extra: { background: { enabled: false } } },
+    ));
     const started = Date.now();
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => send(d, i, history(), 'long-reply')));
     const actions = results.map((r) => r.action);
@@ -108,7 +115,11 @@ describe.each(KINDS)('agentic traffic on %s', (kind) => {
   });
 
   it('after a failed first summary the waiters wait for the retry instead of degrading', async () => {
-    const d = (deployment = await startDeployment(kind, { summarizerModel: SUMMARIZER, summarizerLatencyMs: 300 }, { models: [smallModel()], extra: { background: { enabled: false } } }));
+    const d = (deployment = await startDeployment(
+      kind,
+      { summarizerModel: SUMMARIZER, summarizerLatencyMs: 300 },
+      { models: [smallModel()], extra: { background: { enabled: false } } },
+    ));
     d.fake.enqueue({ status: 500 }, { model: SUMMARIZER });
     const results = await Promise.all(Array.from({ length: 30 }, (_, i) => send(d, i, history(), 'failed-first')));
     const actions = results.map((r) => r.action);

@@ -34,8 +34,7 @@ interface Forwarded {
   tokens?: number;
 }
 
-const textOf = (content: unknown): string =>
-  typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? '').join('') : '';
+const textOf = (content: unknown): string => (typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? '').join('') : '');
 
 function readChat(body: { messages: Sent[] }): Forwarded {
   const { messages } = body;

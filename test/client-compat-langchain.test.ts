@@ -58,7 +58,9 @@ describe('LangChain ChatOpenAI through recap', () => {
     });
     h.fake.enqueue({ toolCalls: [{ name: 'get_pod_status', arguments: '{"pod":"checkout-api-6d9f","namespace":"prod"}' }] });
 
-    const reply = await chat('gpt-test', 'lc-tool').bindTools([podStatus]).invoke([new HumanMessage('Is checkout-api-6d9f healthy?')]);
+    const reply = await chat('gpt-test', 'lc-tool')
+      .bindTools([podStatus])
+      .invoke([new HumanMessage('Is checkout-api-6d9f healthy?')]);
 
     expect(reply.tool_calls).toHaveLength(1);
     expect(reply.tool_calls![0]).toMatchObject({ name: 'get_pod_status', args: { pod: 'checkout-api-6d9f', namespace: 'prod' } });
@@ -76,7 +78,9 @@ describe('LangChain ChatOpenAI through recap', () => {
     h.fake.enqueue({ toolCalls: [{ name: 'get_pod_status', arguments: '{"pod":"billing-worker-2","namespace":"prod"}' }] });
 
     let merged: AIMessageChunk | undefined;
-    for await (const chunk of await chat('gpt-test', 'lc-tool-stream').bindTools([podStatus]).stream([new HumanMessage('And billing-worker-2?')])) {
+    for await (const chunk of await chat('gpt-test', 'lc-tool-stream')
+      .bindTools([podStatus])
+      .stream([new HumanMessage('And billing-worker-2?')])) {
       merged = merged ? merged.concat(chunk) : chunk;
     }
 

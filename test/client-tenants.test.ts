@@ -33,8 +33,7 @@ async function chat(h: Harness, key: string | null, conversation: string | null,
 const inspect = (h: Harness, key: string | null, id: string, method = 'GET') =>
   rawRequest(h.recap.url, { method, target: `/recap/v1/conversations/${id}`, headers: key ? { authorization: `Bearer ${key}` } : {} });
 // The checkpoint is written once the reply reached the client, so a reader right after may be first.
-const untilStored = (h: Harness, key: string | null, id: string) =>
-  waitFor(`${id} to be stored`, async () => (await inspect(h, key, id)).status === 200, 5_000);
+const untilStored = (h: Harness, key: string | null, id: string) => waitFor(`${id} to be stored`, async () => (await inspect(h, key, id)).status === 200, 5_000);
 const summarizerCalls = (h: Harness) => h.fake.summarizerRequests().length;
 
 describe('two configured clients', () => {
@@ -49,7 +48,10 @@ describe('two configured clients', () => {
         background: { enabled: false },
         server: { admin_token: ADMIN },
         store: { url: REDIS, key_prefix: PREFIX },
-        clients: [{ name: 'alpha', key: A }, { name: 'bravo', key: B }],
+        clients: [
+          { name: 'alpha', key: A },
+          { name: 'bravo', key: B },
+        ],
       },
     });
   });
@@ -82,7 +84,7 @@ describe('two configured clients', () => {
     expect(await chat(h, A, 'shared-id', ofA)).toBe('reused');
   });
 
-  it("lets an admin name a client by ?client=, with the admin token only", async () => {
+  it('lets an admin name a client by ?client=, with the admin token only', async () => {
     const asAdmin = { authorization: `Bearer ${B}`, 'x-recap-admin-token': ADMIN };
     const seen = await rawRequest(h.recap.url, { target: '/recap/v1/conversations/shared-id?client=alpha', headers: asAdmin });
     expect(seen.status).toBe(200);

@@ -125,7 +125,12 @@ describe('an admitted client', () => {
       const ok = await post('/v1/chat/completions', headers, { model, messages: [{ role: 'user', content: 'hi' }] });
       expect(ok.status).toBe(200);
     }
-    expect(h.fake.chatRequests().slice(-2).map((x) => x.json.model)).toEqual(['gpt-test-1', 'gpt-test-mini-2']);
+    expect(
+      h.fake
+        .chatRequests()
+        .slice(-2)
+        .map((x) => x.json.model),
+    ).toEqual(['gpt-test-1', 'gpt-test-mini-2']);
   });
 });
 
@@ -175,7 +180,12 @@ describe('an upstream without its own api_key, with clients configured', () => {
 
   it('gets no credential at all (a local server), not the client key', async () => {
     const headers = { authorization: `Bearer ${WEB}`, 'x-api-key': WEB };
-    const r = await rawRequest(local.recap.url, { method: 'POST', target: '/v1/chat/completions', headers, body: { model: 'gpt-test-1', messages: [{ role: 'user', content: 'hi' }] } });
+    const r = await rawRequest(local.recap.url, {
+      method: 'POST',
+      target: '/v1/chat/completions',
+      headers,
+      body: { model: 'gpt-test-1', messages: [{ role: 'user', content: 'hi' }] },
+    });
     expect(r.status).toBe(200);
     const models = await rawRequest(local.recap.url, { target: '/v1/models', headers });
     expect(models.status).toBe(200);

@@ -25,7 +25,11 @@ function history(marker: string): ChatMessage[] {
 }
 
 async function chat(p: RecapProcess, key: string, conversation: string, messages: ChatMessage[]) {
-  const r = await rawRequest(p.url, { target: '/v1/chat/completions', headers: { authorization: `Bearer ${key}`, 'x-conversation-id': conversation }, body: { model: 'gpt-test-small', messages } });
+  const r = await rawRequest(p.url, {
+    target: '/v1/chat/completions',
+    headers: { authorization: `Bearer ${key}`, 'x-conversation-id': conversation },
+    body: { model: 'gpt-test-small', messages },
+  });
   expect(r.status).toBe(200);
   return r.headers['x-recap-action'];
 }
@@ -58,7 +62,7 @@ function replicas(extra: Record<string, unknown>, apiKey?: string) {
 describe('background.tenant_tokens_per_window, without clients', () => {
   const r = replicas({ background: { enabled: false, tenant_tokens_per_window: 100 } });
 
-  it("holds across two processes: once a tenant spent it on one, the other falls back to window", async () => {
+  it('holds across two processes: once a tenant spent it on one, the other falls back to window', async () => {
     const key = 'sk-tenant-with-an-allowance-01';
     expect(await chat(r.one, key, 'first', history('ONE'))).toBe('compacted');
     const calls = r.fake.summarizerRequests().length;

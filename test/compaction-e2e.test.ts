@@ -73,10 +73,7 @@ describe('compaction of a streamed request', () => {
     const messages: { role: 'system' | 'user' | 'assistant'; content: string }[] = [{ role: 'system', content: 'You are a terse assistant for the ops team.' }];
     for (let t = 1; t <= 40; t++) messages.push({ role: 'user', content: prose(t) }, { role: 'assistant', content: `answer ${t}` });
     messages.push({ role: 'user', content: 'stream the next step' });
-    const { data: stream, response } = await h
-      .client({ conversation: 'e2e-stream' })
-      .chat.completions.create({ model: 'gpt-test-small', messages, stream: true })
-      .withResponse();
+    const { data: stream, response } = await h.client({ conversation: 'e2e-stream' }).chat.completions.create({ model: 'gpt-test-small', messages, stream: true }).withResponse();
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(response.headers.get('x-recap-action')).toBe('compacted');

@@ -58,7 +58,9 @@ describe('recap eval', () => {
   it('prints the documented JSON with --json, and progress on stderr', async () => {
     const { stdout, stderr } = await cli([EXAMPLE, '--config', CONFIG, '--json', '--max-probes', '6']);
     const out = JSON.parse(stdout) as Record<string, unknown>;
-    expect(Object.keys(out)).toEqual(expect.arrayContaining(['probes', 'recall_compacted', 'recall_full', 'tokens_full', 'tokens_compacted', 'summarizer_calls', 'summarizer_tokens']));
+    expect(Object.keys(out)).toEqual(
+      expect.arrayContaining(['probes', 'recall_compacted', 'recall_full', 'tokens_full', 'tokens_compacted', 'summarizer_calls', 'summarizer_tokens']),
+    );
     expect(out.probes).toBe(6);
     expect(typeof out.recall_compacted).toBe('number');
     expect(stderr).toMatch(/^recap eval: compacting 602 messages through recap/m);

@@ -32,7 +32,10 @@ async function converse(model: string, conversation: string): Promise<Msg[][]> {
     const { choices } = await client.chat.completions.create({ model, messages });
     messages.push({ role: 'assistant', content: choices[0]!.message.content ?? '' });
   }
-  return h.fake.chatRequests().slice(before).map((r) => (r.json as { messages: Msg[] }).messages);
+  return h.fake
+    .chatRequests()
+    .slice(before)
+    .map((r) => (r.json as { messages: Msg[] }).messages);
 }
 
 describe('a developer message in the middle of a conversation', () => {
@@ -59,6 +62,11 @@ describe('a developer message in the middle of a conversation', () => {
     const last = sent.at(-1)!;
     expect(String(last[1]?.content).startsWith(SUMMARY_MARKER)).toBe(true);
     expect(last.filter((m) => m.role === 'developer')).toEqual([]);
-    expect(h.fake.summarizerRequests().slice(calls).some((call) => call.body.includes('reply in French only'))).toBe(true);
+    expect(
+      h.fake
+        .summarizerRequests()
+        .slice(calls)
+        .some((call) => call.body.includes('reply in French only')),
+    ).toBe(true);
   });
 });

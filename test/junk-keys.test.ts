@@ -53,10 +53,14 @@ function history(turns = 30): ChatMessage[] {
 }
 
 const chat = (key: string, messages: ChatMessage[], conversation = 'c-1') =>
-  rawRequest(recap.url, { target: '/v1/chat/completions', headers: { authorization: `Bearer ${key}`, 'x-conversation-id': conversation }, body: { model: 'gpt-test-small', messages } });
+  rawRequest(recap.url, {
+    target: '/v1/chat/completions',
+    headers: { authorization: `Bearer ${key}`, 'x-conversation-id': conversation },
+    body: { model: 'gpt-test-small', messages },
+  });
 
 describe('junk keys against an upstream that answers 401', () => {
-  it('boot warns once of the open relay: an upstream with recap\'s key, no clients', () => {
+  it("boot warns once of the open relay: an upstream with recap's key, no clients", () => {
     const warnings = logs.lines.filter((l) => l.includes('open relay'));
     expect(warnings).toHaveLength(1);
     expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, msg: expect.stringContaining('upstream "paid" has its own api_key and no clients are configured') });

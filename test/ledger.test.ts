@@ -33,7 +33,14 @@ async function start(compaction: Record<string, unknown>) {
   h = await startHarness({
     fake: { summarizerModel: SUMMARIZER, lossySummarizer: true },
     extra: { background: { enabled: false } },
-    models: [{ match: MODEL, context_window: 4000, max_output_tokens: 400, compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 400, ...compaction } }],
+    models: [
+      {
+        match: MODEL,
+        context_window: 4000,
+        max_output_tokens: 400,
+        compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 400, ...compaction },
+      },
+    ],
   });
   return h;
 }

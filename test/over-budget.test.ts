@@ -43,7 +43,10 @@ describe('a newest step that alone is over the budget', () => {
   });
 
   it('is not reported when the request fits', async () => {
-    const { response } = await h.client({ conversation: 'fits' }).chat.completions.create({ model: 'gpt-test-small', messages: [{ role: 'user', content: 'hello' }] }).withResponse();
+    const { response } = await h
+      .client({ conversation: 'fits' })
+      .chat.completions.create({ model: 'gpt-test-small', messages: [{ role: 'user', content: 'hello' }] })
+      .withResponse();
     expect(Number(response.headers.get('x-recap-tokens-out'))).toBeLessThanOrEqual(Number(response.headers.get('x-recap-budget')));
     expect(await overBudgetMetric()).toBe(1);
   });

@@ -144,7 +144,10 @@ export function runRecordCases(name: string, redis: () => Promise<{ url: string;
       expect(counts.compacted).toBe(1);
       expect(counts.reused).toBe(49);
       // One checkpoint: written provisionally by the compacting request, confirmed once (by whichever turn's 2xx came first).
-      const record = (await (await fetch(`${a.url}/recap/v1/conversations/${conv}`, { headers: { authorization: 'Bearer sk-tenant-a' } })).json()) as { version: number; checkpoints: unknown[] };
+      const record = (await (await fetch(`${a.url}/recap/v1/conversations/${conv}`, { headers: { authorization: 'Bearer sk-tenant-a' } })).json()) as {
+        version: number;
+        checkpoints: unknown[];
+      };
       expect(record.version).toBe(2);
       expect(record.checkpoints).toHaveLength(1);
     });

@@ -18,7 +18,10 @@ describe('redaction', () => {
     const messages = overBudgetHistory(` my key is ${CANARY} and Authorization: Bearer abcdef0123456789abcdef`);
     const { response } = await h.client({ conversation: 'redact' }).chat.completions.create({ model: 'gpt-test-small', messages }).withResponse();
     expect(response.headers.get('x-recap-action')).toBe('compacted');
-    const toSummarizer = h.fake.summarizerRequests().map((r) => r.body).join('\n');
+    const toSummarizer = h.fake
+      .summarizerRequests()
+      .map((r) => r.body)
+      .join('\n');
     expect(toSummarizer).toContain('ORD-1001');
     expect(toSummarizer).not.toContain(CANARY);
     expect(toSummarizer).not.toContain('abcdef0123456789abcdef');

@@ -16,7 +16,15 @@ import { type Harness, startHarness, SUMMARIZER } from './helpers/harness.js';
 const MODEL = 'gpt-test-responses';
 const INSTRUCTIONS = 'You are an ops agent. Use read_log to read the deploy log part by part.';
 const DEVELOPER = { role: 'developer', content: 'Answer in English.' };
-const TOOLS = [{ type: 'function' as const, name: 'read_log', description: 'Reads one part of the deploy log.', parameters: { type: 'object', properties: { part: { type: 'number' } }, required: ['part'] }, strict: false }];
+const TOOLS = [
+  {
+    type: 'function' as const,
+    name: 'read_log',
+    description: 'Reads one part of the deploy log.',
+    parameters: { type: 'object', properties: { part: { type: 'number' } }, required: ['part'] },
+    strict: false,
+  },
+];
 
 type Item = Record<string, any>;
 
@@ -71,7 +79,8 @@ async function runTask(conversation: string, steps: number, stream: boolean): Pr
       output = data.output as Item[];
     }
     input.push(...output);
-    for (const item of output) if (item.type === 'function_call') input.push({ type: 'function_call_output', call_id: item.call_id, output: logPart(JSON.parse(item.arguments).part % 8) });
+    for (const item of output)
+      if (item.type === 'function_call') input.push({ type: 'function_call_output', call_id: item.call_id, output: logPart(JSON.parse(item.arguments).part % 8) });
   }
   return headers;
 }
@@ -119,7 +128,13 @@ describe('usage.input_tokens', () => {
   it('calibrates the estimate of a model with an unknown tokenizer, from JSON replies and typed streams', async () => {
     const ratio = async () => {
       const text = await (await fetch(`${h.recap.url}/metrics`)).text();
-      return Number(text.split('\n').find((l) => l.startsWith('recap_calibration_ratio{model="gpt-test-estimated"}'))?.split(' ').at(-1) ?? 'NaN');
+      return Number(
+        text
+          .split('\n')
+          .find((l) => l.startsWith('recap_calibration_ratio{model="gpt-test-estimated"}'))
+          ?.split(' ')
+          .at(-1) ?? 'NaN',
+      );
     };
     const reported = (factor: number) => h.fake.setOptions({ promptTokens: (req) => Math.ceil((factor * JSON.stringify(req.json.input).length) / 4) });
     try {
@@ -147,7 +162,9 @@ describe('requests recap leaves alone', () => {
     ['gives a plain string input', { input: big.map((m) => m.content).join('\n') }],
   ])('forwards a request that %s byte for byte', async (_name, extra) => {
     const seen: string[] = [];
-    const { response } = await client('untouched', seen).responses.create({ model: MODEL, instructions: INSTRUCTIONS, ...(extra as object) } as never).withResponse();
+    const { response } = await client('untouched', seen)
+      .responses.create({ model: MODEL, instructions: INSTRUCTIONS, ...(extra as object) } as never)
+      .withResponse();
     expect(response.headers.get('x-recap-action')).toBe('none');
     expect(h.fake.responsesRequests().at(-1)!.body).toBe(seen[0]);
   });

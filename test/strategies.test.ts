@@ -83,10 +83,19 @@ describe('strategies', () => {
   });
 
   it('a tenant past its summarizer allowance falls back to window; other tenants still summarize', async () => {
-    await start({ strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 250 }, { background: { enabled: false, tenant_tokens_per_window: 100, tenant_window_seconds: 3600 } });
+    await start(
+      { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 250 },
+      { background: { enabled: false, tenant_tokens_per_window: 100, tenant_window_seconds: 3600 } },
+    );
     expect((await send(overBudget(), 'sk-tenant-a')).action).toBe('compacted');
     expect(h.fake.summarizerRequests()).toHaveLength(1);
-    const more = [...overBudget(), ...Array.from({ length: 20 }, (_, i) => [{ role: 'assistant' as const, content: 'ok' }, { role: 'user' as const, content: prose(200 + i) }]).flat()];
+    const more = [
+      ...overBudget(),
+      ...Array.from({ length: 20 }, (_, i) => [
+        { role: 'assistant' as const, content: 'ok' },
+        { role: 'user' as const, content: prose(200 + i) },
+      ]).flat(),
+    ];
     const capped = await send(more, 'sk-tenant-a');
     expect(capped.action).toBe('compacted');
     expect(h.fake.summarizerRequests()).toHaveLength(1);

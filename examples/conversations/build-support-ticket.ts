@@ -21,17 +21,57 @@ const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1)
 const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[int(0, 15)]).join('');
 
 const CUSTOMERS = [
-  'Acme Logistics', 'Borealis Foods', 'Cobalt Dental', 'Dunmore Cycles', 'Elmwood Press', 'Fennel Labs', 'Granite Mutual', 'Harbor Optics',
-  'Ivory Textiles', 'Juniper Health', 'Kestrel Air', 'Lumen Studios', 'Marlow Freight', 'Northwind Pharma', 'Orchid Hotels', 'Pinecrest Schools',
-  'Quarry Motors', 'Riverside Clinics', 'Saffron Kitchens', 'Tidewater Marine', 'Umber Architects', 'Vantage Realty', 'Willow Vets', 'Xenon Robotics',
-  'Yarrow Gardens', 'Zephyr Travel', 'Alder Insurance', 'Beacon Tutors', 'Cedar Breweries', 'Delta Printworks',
+  'Acme Logistics',
+  'Borealis Foods',
+  'Cobalt Dental',
+  'Dunmore Cycles',
+  'Elmwood Press',
+  'Fennel Labs',
+  'Granite Mutual',
+  'Harbor Optics',
+  'Ivory Textiles',
+  'Juniper Health',
+  'Kestrel Air',
+  'Lumen Studios',
+  'Marlow Freight',
+  'Northwind Pharma',
+  'Orchid Hotels',
+  'Pinecrest Schools',
+  'Quarry Motors',
+  'Riverside Clinics',
+  'Saffron Kitchens',
+  'Tidewater Marine',
+  'Umber Architects',
+  'Vantage Realty',
+  'Willow Vets',
+  'Xenon Robotics',
+  'Yarrow Gardens',
+  'Zephyr Travel',
+  'Alder Insurance',
+  'Beacon Tutors',
+  'Cedar Breweries',
+  'Delta Printworks',
 ];
 const PRODUCTS = ['annual plan', 'seat upgrade', 'storage add-on', 'priority support', 'API overage', 'team bundle'];
 const REGIONS = ['eu-west-1', 'us-east-2', 'ap-south-1', 'eu-central-1', 'us-west-2'];
 const ERRORS = ['ERR_CARD_DECLINED', 'ERR_DUPLICATE_CHARGE', 'ERR_TAX_MISMATCH', 'ERR_CURRENCY_ROUNDING', 'ERR_WEBHOOK_TIMEOUT', 'ERR_PRORATION_NEGATIVE'];
 const SERVICES = ['invoicer', 'ledger', 'payouts', 'tax-engine', 'dunning', 'webhooks'];
-const CAUSES = ['a retry storm after the gateway timeout', 'a stale exchange rate cache', 'a proration rule that ignored trial days', 'a webhook delivered twice', 'a tax table that missed the new VAT rate', 'a race between renewal and cancellation'];
-const REMEDIES = ['a manual credit note', 'a partial refund', 'a full refund', 'a voided invoice and a reissue', 'a goodwill discount on the next cycle', 'a chargeback response with evidence'];
+const CAUSES = [
+  'a retry storm after the gateway timeout',
+  'a stale exchange rate cache',
+  'a proration rule that ignored trial days',
+  'a webhook delivered twice',
+  'a tax table that missed the new VAT rate',
+  'a race between renewal and cancellation',
+];
+const REMEDIES = [
+  'a manual credit note',
+  'a partial refund',
+  'a full refund',
+  'a voided invoice and a reissue',
+  'a goodwill discount on the next cycle',
+  'a chargeback response with evidence',
+];
 const TOOLS_OF_CHOICE = ['Stripe', 'Chargebee', 'Zuora', 'Recurly', 'Paddle', 'Adyen'];
 const CURRENCIES = ['EUR', 'USD', 'GBP'];
 
@@ -78,7 +118,11 @@ for (let i = 0; i < INCIDENTS; i++) {
   const call = `call_${hex(8)}`;
 
   user(`New case: ticket ${ticket} from ${customer}. They were billed ${amount} for the ${product} on order ${order} and say the charge is wrong. Can you look into it?`);
-  messages.push({ role: 'assistant', content: null, tool_calls: [{ id: call, type: 'function', function: { name: 'lookup_order', arguments: JSON.stringify({ order_id: order }) } }] });
+  messages.push({
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: call, type: 'function', function: { name: 'lookup_order', arguments: JSON.stringify({ order_id: order }) } }],
+  });
   messages.push({
     role: 'tool',
     tool_call_id: call,
@@ -86,7 +130,9 @@ for (let i = 0; i < INCIDENTS; i++) {
   });
   assistant(`Order ${order} was charged ${amount} under invoice ${invoice} in ${region}. The last attempt logged ${error} on ${host}, so the ${service} service is involved.`);
   user(`The ${service} team says the worker log is at ${log}. What does the timeline look like there?`);
-  assistant(`The log shows the first attempt failing after ${minutes} minutes, then the charge going through on a retry. The root cause looks like ${cause}, introduced by commit ${commit}.`);
+  assistant(
+    `The log shows the first attempt failing after ${minutes} minutes, then the charge going through on a retry. The root cause looks like ${cause}, introduced by commit ${commit}.`,
+  );
   user(`How much should ${customer} get back, and how do we handle it?`);
   assistant(`The overcharge is ${refund}. For a case like this the usual remedy is ${remedy}; the approval threshold for billing agents is ${int(2, 9) * 250} ${currency}.`);
   user(`We decided to use ${vendor} to issue the ${remedy.replace(/^an? /, '')} for ${customer} instead of a manual ledger entry.`);
@@ -96,8 +142,20 @@ for (let i = 0; i < INCIDENTS; i++) {
   user(`Send it, and note in the ticket that the fix for commit ${commit} ships with release v3.${int(4, 19)}.${int(0, 9)}.`);
   assistant(`Done. ${ticket} is now marked resolved pending confirmation, with the release noted and a follow-up in ${int(2, 7)} days.`);
   for (let t = 7; t < TURNS_PER_INCIDENT; t++) {
-    user(pick([`Thanks. Anything else worth checking on the ${service} side for ${customer}?`, `Good. Let us keep an eye on the ${service} dashboards for ${customer}.`, `Fine, moving on after a short check of ${customer} history.`]));
-    assistant(pick([`Nothing else stands out for ${customer}; the other invoices of the quarter reconcile.`, `The ${service} error rate is back to its baseline for ${customer}.`, `No other open disputes for ${customer} this quarter.`]));
+    user(
+      pick([
+        `Thanks. Anything else worth checking on the ${service} side for ${customer}?`,
+        `Good. Let us keep an eye on the ${service} dashboards for ${customer}.`,
+        `Fine, moving on after a short check of ${customer} history.`,
+      ]),
+    );
+    assistant(
+      pick([
+        `Nothing else stands out for ${customer}; the other invoices of the quarter reconcile.`,
+        `The ${service} error rate is back to its baseline for ${customer}.`,
+        `No other open disputes for ${customer} this quarter.`,
+      ]),
+    );
   }
 }
 user('Please give me a short overview of where we are.');

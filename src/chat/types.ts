@@ -1,8 +1,14 @@
 // Wire types of the OpenAI chat completions API, as far as recap needs to read them.
 // Everything else a client sends is carried along untouched.
 
-export interface TextPart { type: 'text'; text: string }
-export interface ImagePart { type: 'image_url'; image_url: { url: string; detail?: 'low' | 'high' | 'auto' } }
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+export interface ImagePart {
+  type: 'image_url';
+  image_url: { url: string; detail?: 'low' | 'high' | 'auto' };
+}
 export type ContentPart = TextPart | ImagePart | { type: string; [key: string]: unknown };
 
 export interface ToolCall {

@@ -21,12 +21,7 @@ interface Unit {
  * summarizer call leaves for the transcript). An entry bigger than that is split into parts that
  * fit, at the cuts of split.ts (at character boundaries within a piece too big by itself).
  */
-export async function chunkTranscript(
-  entries: readonly string[],
-  maxTokensPerChunk: number,
-  countTokens: (text: string) => number,
-  pause: Pause = noPause,
-): Promise<string[]> {
+export async function chunkTranscript(entries: readonly string[], maxTokensPerChunk: number, countTokens: (text: string) => number, pause: Pause = noPause): Promise<string[]> {
   const chunks: string[] = [];
   let current: string[] = [];
   let currentTokens = 0;

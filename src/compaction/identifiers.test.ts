@@ -8,14 +8,26 @@ describe('identifiersIn', () => {
     ['prefixed ids with a digit', 'customer cus_9f8a7b, user_42 in us-east-1 on gpt-4o', ['cus_9f8a7b', 'user_42', 'us-east-1', 'gpt-4o']],
     ['URLs of any scheme', 'Open https://status.example.com/incidents/42, or s3://logs/2024/app.gz.', ['https://status.example.com/incidents/42', 's3://logs/2024/app.gz']],
     ['URLs with balanced brackets', 'See (https://en.wikipedia.org/wiki/Foo_(bar)).', ['https://en.wikipedia.org/wiki/Foo_(bar)']],
-    ['absolute, home and relative paths', 'Edit /etc/billing/rates.yaml, ~/notes/a.md, ./run.sh and src/billing/config.ts.', ['/etc/billing/rates.yaml', '~/notes/a.md', './run.sh', 'src/billing/config.ts']],
+    [
+      'absolute, home and relative paths',
+      'Edit /etc/billing/rates.yaml, ~/notes/a.md, ./run.sh and src/billing/config.ts.',
+      ['/etc/billing/rates.yaml', '~/notes/a.md', './run.sh', 'src/billing/config.ts'],
+    ],
     ['Windows paths', 'It is in C:\\Users\\ops\\app.log now', ['C:\\Users\\ops\\app.log']],
     ['file and host names', 'Check config.yaml on api.example.com', ['config.yaml', 'api.example.com']],
     ['hashes and UUIDs', 'commit 7f3a9c21, request 123e4567-e89b-12d3-a456-426614174000', ['7f3a9c21', '123e4567-e89b-12d3-a456-426614174000']],
     ['quoted code names', 'Set `retry_budget` and `npm run build` but not `a b c d e f`', ['retry_budget', 'npm run build']],
-    ['numbers with units and amounts', 'It took 1.5 GB and 30s at 99.9% uptime, a refund of $4,500 or 250 EUR, 3 replicas.', ['1.5 GB', '30s', '99.9%', '$4,500', '250 EUR', '3 replicas']],
+    [
+      'numbers with units and amounts',
+      'It took 1.5 GB and 30s at 99.9% uptime, a refund of $4,500 or 250 EUR, 3 replicas.',
+      ['1.5 GB', '30s', '99.9%', '$4,500', '250 EUR', '3 replicas'],
+    ],
     ['error codes', 'ECONNREFUSED, ERR_INVALID_ARG, TS2345, 0x80070005, HTTP 503 and error code: 1045', ['ECONNREFUSED', 'ERR_INVALID_ARG', 'TS2345', '0x80070005', '503', '1045']],
-    ['versions, addresses, dates, emails', 'lodash v4.17.21 on 10.0.0.12:5432 since 2024-05-01, mail ops@example.com', ['v4.17.21', '10.0.0.12:5432', '2024-05-01', 'ops@example.com']],
+    [
+      'versions, addresses, dates, emails',
+      'lodash v4.17.21 on 10.0.0.12:5432 since 2024-05-01, mail ops@example.com',
+      ['v4.17.21', '10.0.0.12:5432', '2024-05-01', 'ops@example.com'],
+    ],
     ['issue references and long numbers', 'Port 8443, invoice #1234, order 884213', ['8443', '#1234', '884213']],
   ])('finds %s', (_kind, text, expected) => {
     expect(identifiersIn(text)).toEqual(expected);

@@ -40,9 +40,7 @@ export interface SummarizerInput {
 export function buildSummarizerMessages(input: SummarizerInput): ChatMessage[] {
   const instructions = `${input.promptOverride ?? DEFAULT_SUMMARIZER_PROMPT}\n\n${INPUT_NOTICE}\n\nLength limit: at most ${input.maxTokens} tokens.`;
   // Redacted again: a summary stored before a pattern was added may still hold that secret.
-  const previous = input.previousSummary?.trim()
-    ? wrap('previous_summary', redact(input.previousSummary.trim()))
-    : 'There is no previous summary.';
+  const previous = input.previousSummary?.trim() ? wrap('previous_summary', redact(input.previousSummary.trim())) : 'There is no previous summary.';
   const request = `${previous}\n\n${wrap('transcript', input.transcript)}\n\nWrite the updated summary now.`;
   return [
     { role: 'system', content: instructions },

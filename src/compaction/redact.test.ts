@@ -40,9 +40,7 @@ describe('redact: true positives', () => {
     expect(redact('api_key: abcd1234efgh')).toBe('api_key: [REDACTED:secret]');
     expect(redact('client_secret=abcdefgh12')).toBe('client_secret=[REDACTED:secret]');
     expect(redact('GET /x?access_token=abcdefgh1234&page=2')).toBe('GET /x?access_token=[REDACTED:secret]&page=2');
-    expect(redact('{"password": "correct horse battery", "user": "bob"}')).toBe(
-      '{"password": "[REDACTED:secret]", "user": "bob"}',
-    );
+    expect(redact('{"password": "correct horse battery", "user": "bob"}')).toBe('{"password": "[REDACTED:secret]", "user": "bob"}');
   });
 
   it('removes a PGP private key block, and a cut-short key whose newlines are JSON-escaped', () => {
@@ -104,10 +102,41 @@ describe('redact: near-misses stay', () => {
 describe('redactSliced', () => {
   // Fragments that make secrets, labels and key blocks meet line ends in every way.
   const fragment = fc.constantFrom(
-    '\n', ' ', '\t', ':', '=', '"', "'", '.', 'x', 'word', 'is', 'was', 'the', 'Bearer', 'bearer', 'Authorization', 'Basic', 'Token',
-    'password', 'api_key', 'DB_PASSWORD', 'token', 'secret', 'hunter2hunter2', 'abcdef0123456789abcdef', 'sk-proj-abcdefghij0123456789KLMN',
-    'ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl', '-----BEGIN PRIVATE KEY-----',
-    '-----END PRIVATE KEY-----', '-----BEGIN RSA PRIVATE KEY-----', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 'postgres://app:', 's3cr3tpass', '@db',
+    '\n',
+    ' ',
+    '\t',
+    ':',
+    '=',
+    '"',
+    "'",
+    '.',
+    'x',
+    'word',
+    'is',
+    'was',
+    'the',
+    'Bearer',
+    'bearer',
+    'Authorization',
+    'Basic',
+    'Token',
+    'password',
+    'api_key',
+    'DB_PASSWORD',
+    'token',
+    'secret',
+    'hunter2hunter2',
+    'abcdef0123456789abcdef',
+    'sk-proj-abcdefghij0123456789KLMN',
+    'ghp_abcdefghijklmnopqrstuvwxyz0123456789',
+    'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl',
+    '-----BEGIN PRIVATE KEY-----',
+    '-----END PRIVATE KEY-----',
+    '-----BEGIN RSA PRIVATE KEY-----',
+    'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC',
+    'postgres://app:',
+    's3cr3tpass',
+    '@db',
   );
 
   it('redacts exactly as redact() does, wherever the pieces end', async () => {

@@ -12,8 +12,7 @@ const END = '(?![A-Za-z0-9_-])';
 // `password=…`, `"api_key": "…"`, `DB_PASSWORD: …`, `?access_token=…&`: the label stays, the value
 // goes when it looks like a credential (8+ characters; unquoted, no spaces). "the password field is
 // required" has no `=`/`:` and stays; `max_tokens` is not the label `token`.
-const SECRET_LABEL =
-  '(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)';
+const SECRET_LABEL = '(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)';
 
 const SECRET_PATTERNS: ReadonlyArray<{ kind: string; pattern: RegExp }> = [
   {

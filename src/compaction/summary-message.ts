@@ -35,8 +35,7 @@ export interface SummaryCodec {
 }
 
 export function summaryCodec(secret: string, tenant: string): SummaryCodec {
-  const seal = (body: string) =>
-    createHmac('sha256', secret).update('recap-summary\0').update(tenant).update('\0').update(body).digest('base64url').slice(0, SEAL_CHARS);
+  const seal = (body: string) => createHmac('sha256', secret).update('recap-summary\0').update(tenant).update('\0').update(body).digest('base64url').slice(0, SEAL_CHARS);
   const sealText = (text: string) => {
     const body = defuse(text.trim());
     return `${SUMMARY_MARKER} ${FRAMING}\n${wrap('recap_summary', body, ` seal="${seal(body)}"`)}`;

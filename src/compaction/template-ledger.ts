@@ -23,8 +23,7 @@ export function templateWithLedger(input: TemplateLedgerInput): LedgerResult {
   // The rollup carries the previous rollup's lines; its ledger is carried by the ledger itself.
   const rollupPrevious = previous === null ? null : splitLedger(previous).body;
   const rollup = (bytes: number) => buildTemplateSummary({ previous: rollupPrevious, evicted, maxBytes: bytes });
-  const ledger = (text: string) =>
-    applyLedger({ candidates, text, maxTokens: Number.POSITIVE_INFINITY, countText, ...(maxBytes > 0 ? { maxBytes } : {}) });
+  const ledger = (text: string) => applyLedger({ candidates, text, maxTokens: Number.POSITIVE_INFINITY, countText, ...(maxBytes > 0 ? { maxBytes } : {}) });
   const full = ledger(rollup(maxBytes));
   if (full.dropped === 0 || maxBytes === 0) return full;
   const wanted = byteLength(`\n\n${LEDGER_HEADING}\n`) + (full.appended + full.dropped) * averageEntryBytes(full);

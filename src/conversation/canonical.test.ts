@@ -23,9 +23,7 @@ describe('canonical message form', () => {
   });
 
   it('sorts the keys of content parts', () => {
-    expect(messageHash({ role: 'user', content: [{ text: 'x', type: 'text' }] })).toBe(
-      messageHash({ role: 'user', content: [{ type: 'text', text: 'x' }] }),
-    );
+    expect(messageHash({ role: 'user', content: [{ text: 'x', type: 'text' }] })).toBe(messageHash({ role: 'user', content: [{ type: 'text', text: 'x' }] }));
   });
 });
 
@@ -57,7 +55,13 @@ describe('canonical hashes across versions', () => {
   it('keeps the hashes of earlier versions', () => {
     const samples: ChatMessage[] = [
       { role: 'user', content: 'hello' },
-      { role: 'user', content: [{ type: 'text', text: 'hi', cache_control: null }, { type: 'image_url', image_url: { url: 'data:x', detail: 'low' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hi', cache_control: null },
+          { type: 'image_url', image_url: { url: 'data:x', detail: 'low' } },
+        ],
+      },
       {
         role: 'assistant',
         content: null,

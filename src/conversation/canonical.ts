@@ -71,7 +71,12 @@ const primed = new WeakMap<ChatMessage, string>();
 export function messageHash(m: ChatMessage): string {
   const known = primed.get(m);
   if (known !== undefined) return known;
-  return sha256(canonicalText(m, structured(m).map((v) => (v === undefined ? undefined : canonicalJson(v)))));
+  return sha256(
+    canonicalText(
+      m,
+      structured(m).map((v) => (v === undefined ? undefined : canonicalJson(v))),
+    ),
+  );
 }
 
 /** Works out messageHash(m) with pauses, for later calls to find (200k tool calls: 0.6 s in one go). */

@@ -110,5 +110,4 @@ export function exchangeFor(turn: number): Exchange {
   return SCRIPT[(turn - 1) % SCRIPT.length]!(idsFor(turn));
 }
 
-export const SYSTEM_PROMPT =
-  'You are an SRE assistant for the platform team. Answer with concrete commands, file paths and numbers; keep answers short.';
+export const SYSTEM_PROMPT = 'You are an SRE assistant for the platform team. Answer with concrete commands, file paths and numbers; keep answers short.';

@@ -35,7 +35,7 @@ describe('fake probe answers', () => {
     expect(answer).toBe('From what I can see: The refund limit is 250 EUR per order.');
   });
 
-  it("says it does not know what it was not given, and never reads the question itself", async () => {
+  it('says it does not know what it was not given, and never reads the question itself', async () => {
     const answer = await ask('Earlier in this conversation an identifier beginning with "INV-9" came up. What was it exactly?');
     expect(answer).toMatch(/^I don't know/);
     expect(await ask('Earlier in this conversation a message mentioned "refund limit order". What was it?', [])).toMatch(/^I don't know/);

@@ -25,7 +25,10 @@ export function answerProbe(messages: readonly any[], cue: string): string {
     return words.every((w) => lower.includes(w));
   });
   if (found.length === 0) return `I don't know: nothing I was given mentions "${cue}".`;
-  return `From what I can see: ${found.slice(-MAX_PASSAGES).map((p) => around(p, words[0]!)).join(' / ')}`;
+  return `From what I can see: ${found
+    .slice(-MAX_PASSAGES)
+    .map((p) => around(p, words[0]!))
+    .join(' / ')}`;
 }
 
 function messageText(m: any): string {

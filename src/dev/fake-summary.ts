@@ -48,16 +48,31 @@ export function extractiveSummary(request: any, options: FakeSummaryOptions = {}
 
   // Sections are picked in order of how specific their test is, so the catch-all ones (latest
   // state, then facts) only get sentences nothing more telling claimed; rendering keeps the usual order.
-  const goal = pick(sentences.filter((s) => /\b(goal|want|need|help|please|trying to|task)\b/i.test(s)), 1);
+  const goal = pick(
+    sentences.filter((s) => /\b(goal|want|need|help|please|trying to|task)\b/i.test(s)),
+    1,
+  );
   const body = {} as Record<(typeof SUMMARY_SECTIONS)[number], string[]>;
   body.Goal = goal.length > 0 ? goal : pick(sentences, 1);
-  body.Decisions = pick(sentences.filter((s) => /\b(decided|decide|agreed|chose|choose|will use|going with|settled)\b/i.test(s)), 4);
-  body['Open questions'] = pick(sentences.filter((s) => s.endsWith('?')), 4);
-  body['Next steps'] = pick(sentences.filter((s) => /\b(next|todo|then|should|need to|plan to|will)\b/i.test(s)), 4);
+  body.Decisions = pick(
+    sentences.filter((s) => /\b(decided|decide|agreed|chose|choose|will use|going with|settled)\b/i.test(s)),
+    4,
+  );
+  body['Open questions'] = pick(
+    sentences.filter((s) => s.endsWith('?')),
+    4,
+  );
+  body['Next steps'] = pick(
+    sentences.filter((s) => /\b(next|todo|then|should|need to|plan to|will)\b/i.test(s)),
+    4,
+  );
   body['Current state'] = pick(sentences.filter((s) => !s.endsWith('?') && !used.has(s)).slice(-2), 2);
   body['Facts and identifiers'] = [
     ...(identifiers.length > 0 && !options.lossy ? [`Identifiers: ${identifiers.join(', ')}`] : []),
-    ...pick(sentences.filter((s) => identifiersOf(s).length > 0), 4),
+    ...pick(
+      sentences.filter((s) => identifiersOf(s).length > 0),
+      4,
+    ),
   ];
   const text = SUMMARY_SECTIONS.map((section) => {
     const lines = (body[section].length > 0 ? body[section] : ['none']).map((line) => (options.lossy ? withoutIdentifiers(line) : line));
@@ -101,7 +116,12 @@ function sentencesOf(text: string): string[] {
     // Headings (a previous summary's sections, recap's ledger) are structure, not sentences.
     .filter((line) => !/^\s*#/.test(line))
     .flatMap((line) => line.split(/(?<=[.!?])\s+/))
-    .map((s) => s.replace(/^\s*[-*]\s*/, '').replace(/\s+/g, ' ').trim())
+    .map((s) =>
+      s
+        .replace(/^\s*[-*]\s*/, '')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    )
     // Fragments, and a previous summary's identifier lists, are not sentences.
     .filter((s) => s.split(' ').length >= 3 && !s.startsWith('Identifiers: '))
     .map((s) => (s.length > 240 ? `${s.slice(0, 237)}...` : s));
@@ -109,8 +129,6 @@ function sentencesOf(text: string): string[] {
 }
 
 function identifiersOf(text: string): string[] {
-  const found = (text.match(IDENTIFIER) ?? [])
-    .map((token) => token.replace(/[.,:]+$/, ''))
-    .filter((token) => token.length > 1);
+  const found = (text.match(IDENTIFIER) ?? []).map((token) => token.replace(/[.,:]+$/, '')).filter((token) => token.length > 1);
   return [...new Set(found)].slice(0, MAX_IDENTIFIERS);
 }

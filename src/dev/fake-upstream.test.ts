@@ -23,7 +23,10 @@ describe('chat completions', () => {
   it('answers JSON with a deterministic echo of the last user message', async () => {
     const completion = await client.chat.completions.create({
       model: 'gpt-4o-mini',
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello there, fake upstream' }],
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hello there, fake upstream' },
+      ],
     });
     expect(completion.object).toBe('chat.completion');
     expect(completion.model).toBe('gpt-4o-mini');

@@ -24,8 +24,7 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
 
   const isChatCall = (r: RecordedRequest): boolean => r.method === 'POST' && pathOf(r) === CHAT_PATH;
   const isResponsesCall = (r: RecordedRequest): boolean => r.method === 'POST' && pathOf(r) === RESPONSES_PATH;
-  const isSummarizerCall = (r: RecordedRequest): boolean =>
-    isChatCall(r) && options.summarizerModel !== undefined && r.json?.model === options.summarizerModel;
+  const isSummarizerCall = (r: RecordedRequest): boolean => isChatCall(r) && options.summarizerModel !== undefined && r.json?.model === options.summarizerModel;
 
   function forgetOldest(): void {
     const overflow = requests.length - (options.maxRecorded ?? Infinity);

@@ -6,7 +6,10 @@ import { mentions } from '../compaction/identifiers.js';
 // hundred dollars" for "$4,500" does not) is graded by the strings it quotes.
 
 export function normalize(text: string): string {
-  return text.replace(/[*_`]+(?=\S)|(?<=\S)[*_`]+/g, (m, offset: number, whole: string) => (isInsideWord(whole, offset, m.length) ? m : '')).replace(/\s+/g, ' ').toLowerCase();
+  return text
+    .replace(/[*_`]+(?=\S)|(?<=\S)[*_`]+/g, (m, offset: number, whole: string) => (isInsideWord(whole, offset, m.length) ? m : ''))
+    .replace(/\s+/g, ' ')
+    .toLowerCase();
 }
 
 /** Emphasis marks stay when they sit inside a word or identifier (user_42, ERR_CODE). */

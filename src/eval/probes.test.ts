@@ -36,7 +36,10 @@ describe('buildProbes', () => {
 
   it('asks what was decided', () => {
     expect(byKind(probes, 'decision')).toEqual([
-      expect.objectContaining({ expected: ['Stripe'], question: expect.stringMatching(/^Earlier in this conversation a decision was made in a message that mentioned "[a-z ]+"\. What was decided\?$/) }),
+      expect.objectContaining({
+        expected: ['Stripe'],
+        question: expect.stringMatching(/^Earlier in this conversation a decision was made in a message that mentioned "[a-z ]+"\. What was decided\?$/),
+      }),
     ]);
   });
 

@@ -81,7 +81,14 @@ function identifierProbe(id: string, message: number, corpus: string): Probe[] {
     const prefix = target.slice(0, shown);
     if (occurrencesContinueAs(corpus, prefix, target)) {
       const cue = id.slice(0, shown);
-      return [{ kind: 'identifier', question: `Earlier in this conversation an identifier beginning with "${cue}" came up. What was it, exactly? Reply with the exact value.`, expected: [id], message }];
+      return [
+        {
+          kind: 'identifier',
+          question: `Earlier in this conversation an identifier beginning with "${cue}" came up. What was it, exactly? Reply with the exact value.`,
+          expected: [id],
+          message,
+        },
+      ];
     }
   }
   return [];

@@ -34,7 +34,13 @@ describe('reportJson', () => {
     const json = reportJson(report(true));
     expect(json).toMatchObject({ probes: 3, recall_compacted: 0.333, recall_full: 0.667, tokens_full: 20_000, tokens_compacted: 8_000, summarizer_calls: 1 });
     expect(json.by_kind).toMatchObject({ identifier: { probes: 2, recall_compacted: 0.5, recall_full: 1 }, decision: { probes: 0, recall_compacted: null } });
-    expect((json.results as unknown[])[1]).toEqual({ kind: 'identifier', question: 'Earlier in this conversation "B-2"?', expected: ['B-2'], compacted: { passed: false, answer: 'no' }, full: { passed: true, answer: 'yes' } });
+    expect((json.results as unknown[])[1]).toEqual({
+      kind: 'identifier',
+      question: 'Earlier in this conversation "B-2"?',
+      expected: ['B-2'],
+      compacted: { passed: false, answer: 'no' },
+      full: { passed: true, answer: 'yes' },
+    });
   });
 
   it('has no full recall when the full history was not asked', () => {

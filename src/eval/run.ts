@@ -29,7 +29,6 @@ export interface EvalOptions {
   progress?: (line: string) => void;
 }
 
-
 export async function runEval(opts: EvalOptions): Promise<EvalReport> {
   const progress = opts.progress ?? (() => {});
   const body = await readConversation(opts.file);
@@ -55,7 +54,13 @@ function evalConfig(config: Config): Config {
   };
 }
 
-async function evaluate(opts: EvalOptions & { progress: (line: string) => void }, body: ChatRequest, model: ModelConfig, recap: RunningRecap, logs: LineCapture): Promise<EvalReport> {
+async function evaluate(
+  opts: EvalOptions & { progress: (line: string) => void },
+  body: ChatRequest,
+  model: ModelConfig,
+  recap: RunningRecap,
+  logs: LineCapture,
+): Promise<EvalReport> {
   const conversation = `recap-eval-${randomUUID()}`;
   const credential = opts.credential ?? 'recap-eval';
   const headers = { authorization: `Bearer ${credential}`, [opts.config.server.conversation_header[0]!]: conversation };
@@ -65,7 +70,8 @@ async function evaluate(opts: EvalOptions & { progress: (line: string) => void }
   opts.progress(`compacting ${body.messages.length} messages through recap (${model.compaction.strategy}, ${model.compaction.ledger ? 'ledger on' : 'ledger off'})`);
   const first = await postJson('recap', chatUrl, request, headers);
   const action = first.headers.get('x-recap-action');
-  if (action === 'degraded') throw new Error(`compaction failed (${logs.lastDegradeReason() ?? 'unknown reason'}): recap dropped the oldest rounds instead; check the summarizer config`);
+  if (action === 'degraded')
+    throw new Error(`compaction failed (${logs.lastDegradeReason() ?? 'unknown reason'}): recap dropped the oldest rounds instead; check the summarizer config`);
   if (action !== 'compacted') {
     const { prompt_tokens, budget } = countRequest(request, model);
     throw new Error(
@@ -81,7 +87,8 @@ async function evaluate(opts: EvalOptions & { progress: (line: string) => void }
   const evicted = covered.filter((_, i) => !keptVerbatim.has(i));
   const kept = [...body.messages.slice(0, pinned), ...covered.filter((_, i) => keptVerbatim.has(i)), ...body.messages.slice(pinned + checkpoint.covered_messages)];
   const probes = buildProbes({ evicted, kept, maxProbes: opts.maxProbes ?? DEFAULT_MAX_PROBES });
-  if (probes.length === 0) throw new Error(`${opts.file}: no probe could be made from the ${evicted.length} evicted messages (no identifiers, facts or decisions that the kept part does not repeat)`);
+  if (probes.length === 0)
+    throw new Error(`${opts.file}: no probe could be made from the ${evicted.length} evicted messages (no identifiers, facts or decisions that the kept part does not repeat)`);
 
   const upstream = opts.config.upstreams[model.upstream]!;
   const direct = { url: `${upstream.base_url.replace(/\/+$/, '')}/chat/completions`, authorization: `Bearer ${upstream.api_key ?? credential}` };
@@ -107,8 +114,10 @@ async function evaluate(opts: EvalOptions & { progress: (line: string) => void }
   if (fullSkipped !== null) for (const r of results) r.full = null;
 
   const metrics = recap.runtime.metrics;
-  const sum = async (metric: { get(): Promise<{ values: { labels: Record<string, unknown>; value: number }[] }> }, where: (labels: Record<string, unknown>) => boolean = () => true) =>
-    (await metric.get()).values.filter((v) => where(v.labels)).reduce((s, v) => s + v.value, 0);
+  const sum = async (
+    metric: { get(): Promise<{ values: { labels: Record<string, unknown>; value: number }[] }> },
+    where: (labels: Record<string, unknown>) => boolean = () => true,
+  ) => (await metric.get()).values.filter((v) => where(v.labels)).reduce((s, v) => s + v.value, 0);
   const ledgerOf = (outcome: string) => sum(metrics.ledgerIdentifiers, (l) => l.model === model.match && l.outcome === outcome);
   return {
     file: opts.file,
@@ -149,4 +158,3 @@ function answer(completion: unknown, expected: readonly string[], promptTokens: 
   const text = answerText(completion);
   return { text, passed: passes(text, expected), promptTokens };
 }
-

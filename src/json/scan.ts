@@ -33,7 +33,10 @@ export interface Member {
 }
 
 export class JsonScanError extends SyntaxError {
-  constructor(what: string, readonly position: number) {
+  constructor(
+    what: string,
+    readonly position: number,
+  ) {
     super(`${what} at position ${position}`);
   }
 }

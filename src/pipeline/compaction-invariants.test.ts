@@ -31,7 +31,12 @@ const scenario = fc.record({
   summaryMax: fc.integer({ min: 5, max: 300 }),
   keepInstructions: fc.boolean(),
   clearing: fc.option(fc.record({ keepLastSteps: fc.integer({ min: 1, max: 3 }), minTokens: fc.integer({ min: 30, max: 300 }) }), { nil: null }),
-  reply: fc.oneof(fc.constant(null), fc.constant(''), text, fc.array(text, { minLength: 20, maxLength: 120 }).map((t) => t.join('\n'))),
+  reply: fc.oneof(
+    fc.constant(null),
+    fc.constant(''),
+    text,
+    fc.array(text, { minLength: 20, maxLength: 120 }).map((t) => t.join('\n')),
+  ),
   checkpoint: fc.option(fc.record({ at: fc.nat(), summary: text }), { nil: undefined }),
 });
 type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
@@ -137,7 +142,10 @@ describe('compaction invariants on generated conversations', () => {
   });
 
   it('include a case that can fail: a view that drops the pinned messages is caught', () => {
-    const s = fc.sample(scenario.filter((x) => x.conversation.pinned.length > 0), { numRuns: 1, seed: 1 })[0]!;
+    const s = fc.sample(
+      scenario.filter((x) => x.conversation.pinned.length > 0),
+      { numRuns: 1, seed: 1 },
+    )[0]!;
     const outcome = run(s);
     expect(() => expectInvariants(s, { ...outcome, view: outcome.view.slice(1) })).toThrow();
   });

@@ -30,7 +30,11 @@ const content = fc.oneof(text, fc.array(part, { minLength: 1, maxLength: 3 }));
 
 const pinned = fc.record({
   role: fc.constantFrom('system', 'developer'),
-  content: fc.oneof(text, text.map((t) => `${SUMMARY_MARKER} ${t}`), fc.array(part, { minLength: 1, maxLength: 2 })),
+  content: fc.oneof(
+    text,
+    text.map((t) => `${SUMMARY_MARKER} ${t}`),
+    fc.array(part, { minLength: 1, maxLength: 2 }),
+  ),
   tokens,
 });
 const toolStep = fc.record({

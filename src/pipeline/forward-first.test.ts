@@ -22,7 +22,13 @@ describe('canForwardFirst', () => {
   it('holds back a body whose bytes could exceed the prepare line, and never says yes when tokens exceed bytes', () => {
     const samples = ['hello world', '日本語のテキストです。'.repeat(20), '🙂🙃'.repeat(50), 'x '.repeat(300), '{"a":[1,2,3]}'.repeat(30)];
     for (const text of samples) {
-      const body = { model: 'small', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: text }] };
+      const body = {
+        model: 'small',
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: text },
+        ],
+      };
       const tokens = counter.countMessages(body.messages).total;
       expect(tokens).toBeLessThanOrEqual(bytes(body));
       expect(canForwardFirst(body, bytes(body), small, {}, ['x-conversation-id'])).toBe(bytes(body) <= 0.8 * 1000);

@@ -23,7 +23,13 @@ function textOnly(body: ChatRequest): boolean {
   return true;
 }
 
-export function canForwardFirst(body: ChatRequest, rawBytes: number, model: ModelConfig | undefined, headers: IncomingHttpHeaders, conversationHeaders: readonly string[]): boolean {
+export function canForwardFirst(
+  body: ChatRequest,
+  rawBytes: number,
+  model: ModelConfig | undefined,
+  headers: IncomingHttpHeaders,
+  conversationHeaders: readonly string[],
+): boolean {
   if (!model || model.compaction.strategy === 'off') return true;
   // An oversized id is refused with a 400, which must happen before anything is forwarded.
   for (const name of conversationHeaders) {

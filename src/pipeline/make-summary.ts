@@ -53,7 +53,11 @@ export async function makeSummary(req: SummaryRequest): Promise<SummaryResult> {
 async function summarizeSpan(req: SummaryRequest, maxTokens: number): Promise<SummaryResult> {
   const s = req.compaction.summarizer!;
   // Room for the transcript in one call: the model's input limit minus instructions, previous summary and reply.
-  const overhead = req.countText(buildSummarizerMessages({ previousSummary: req.previous, transcript: '', maxTokens, promptOverride: req.compaction.prompt }).map((m) => m.content).join('\n'));
+  const overhead = req.countText(
+    buildSummarizerMessages({ previousSummary: req.previous, transcript: '', maxTokens, promptOverride: req.compaction.prompt })
+      .map((m) => m.content)
+      .join('\n'),
+  );
   const room = Math.max(512, s.max_input_tokens - overhead - 2 * maxTokens);
   // Rendering and chunking megabytes of evicted text run in slices (slicer.ts).
   const pause = createSlicer(SLICE_MS);

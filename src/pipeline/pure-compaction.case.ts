@@ -63,7 +63,8 @@ export function compactWithoutIO(input: PureInput): PureOutcome {
   const plan = planCompaction(a.layout, baseView(a, base), budget, rules);
   if (plan.kind === 'fits' || plan.kind === 'irreducible') return unchanged();
   const view = { covered: plan.covered, kept: plan.kept, cleared: new Set(plan.cleared) };
-  if (plan.kind === 'clear') return { action: 'compacted', view: buildView(a, base.summary, view), evicted: [], tokens: viewTokens(a.layout, { ...view, summaryTokens: a.summaryTokens(base.summary) }), a };
+  if (plan.kind === 'clear')
+    return { action: 'compacted', view: buildView(a, base.summary, view), evicted: [], tokens: viewTokens(a.layout, { ...view, summaryTokens: a.summaryTokens(base.summary) }), a };
   const evictedTokens = plan.evicted.reduce((n, i) => n + a.layout.tokens[i]!, 0);
   const text = input.summary;
   if (text !== null && acceptSummary(text, a.summaryTokens(base.summary) + evictedTokens, a.summaryTokens(text), rules.summary_max_tokens) === 'ok') {

@@ -1,15 +1,7 @@
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { type RecordBound, addEdit, applies, confirmEdit, discardEdit } from '../store/checkpoints.js';
-import {
-  type Checkpoint,
-  type ConversationKey,
-  type ConversationRecord,
-  type LockClaim,
-  type LockTable,
-  type Store,
-  StoreUnavailableError,
-} from '../store/store.js';
+import { type Checkpoint, type ConversationKey, type ConversationRecord, type LockClaim, type LockTable, type Store, StoreUnavailableError } from '../store/store.js';
 import { traceStore } from '../tracing/spans.js';
 
 // The store as the request path sees it: every failure is absorbed (logged, counted) and turned

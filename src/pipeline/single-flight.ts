@@ -32,14 +32,7 @@ export function lockTtl(summarizerTimeoutMs: number): number {
  * Claims `claim` for a request whose chain links are `links` and whose base's summary covers its
  * first `basePrefix` items, unless a compaction ahead of that on its branch is already running.
  */
-export async function claimCompaction(
-  records: Records,
-  key: ConversationKey,
-  claim: LockClaim,
-  links: readonly string[],
-  basePrefix: number,
-  ttlMs: number,
-): Promise<ClaimResult> {
+export async function claimCompaction(records: Records, key: ConversationKey, claim: LockClaim, links: readonly string[], basePrefix: number, ttlMs: number): Promise<ClaimResult> {
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
     const table = await records.readLocks(key);
     if (table === 'unavailable') return { kind: 'unavailable' };

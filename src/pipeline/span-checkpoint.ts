@@ -47,7 +47,15 @@ export function describeCheckpoint<T>(a: Analysis<T>, cut: Pick<Cut, 'covered' |
   };
 }
 
-export async function checkpointForCut<T>(ctx: StepContext, a: Analysis<T>, base: Base, cut: Cut, strategy: Strategy, mode: 'inline' | 'background', signal: AbortSignal): Promise<SpanCheckpoint> {
+export async function checkpointForCut<T>(
+  ctx: StepContext,
+  a: Analysis<T>,
+  base: Base,
+  cut: Cut,
+  strategy: Strategy,
+  mode: 'inline' | 'background',
+  signal: AbortSignal,
+): Promise<SpanCheckpoint> {
   const { compaction } = ctx.model;
   const evictedTokens = sumOf(a.layout.tokens, cut.evicted);
   const evicted = cut.evicted.flatMap((i): ChatMessage[] => {

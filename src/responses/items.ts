@@ -46,7 +46,8 @@ function chatParts(content: unknown): string | ContentPart[] {
   return content.filter(isObject).map((p): ContentPart => {
     const text = str(p.text) ?? str(p.refusal);
     if (text !== null) return { type: 'text', text };
-    if (p.type === 'input_image') return { type: 'image_url', image_url: { url: str(p.image_url) ?? '', ...(p.detail === 'low' || p.detail === 'high' ? { detail: p.detail } : {}) } };
+    if (p.type === 'input_image')
+      return { type: 'image_url', image_url: { url: str(p.image_url) ?? '', ...(p.detail === 'low' || p.detail === 'high' ? { detail: p.detail } : {}) } };
     if (p.type === 'input_file') return { type: 'file' };
     if (p.type === 'input_audio') return { type: 'input_audio' };
     return { type: String(p.type ?? 'unknown') };
@@ -69,7 +70,11 @@ export function asChatMessage(item: ResponseItem): ChatMessage {
   if (type === 'custom_tool_call') return toolCall(str(item.call_id) ?? '', str(item.name) ?? 'tool', item.input);
   if (isOutput(type)) {
     const output = item.output ?? item['approve'] ?? '';
-    return { role: 'tool', tool_call_id: str(item.call_id) ?? str(item['approval_request_id']) ?? '', content: typeof output === 'string' ? output : Array.isArray(output) ? chatParts(output) : JSON.stringify(output) };
+    return {
+      role: 'tool',
+      tool_call_id: str(item.call_id) ?? str(item['approval_request_id']) ?? '',
+      content: typeof output === 'string' ? output : Array.isArray(output) ? chatParts(output) : JSON.stringify(output),
+    };
   }
   if (type === 'reasoning') {
     const summary = Array.isArray(item['summary']) ? item['summary'].filter(isObject).map((s) => str(s.text) ?? '') : [];

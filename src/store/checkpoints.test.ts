@@ -80,7 +80,7 @@ describe('applies', () => {
 });
 
 describe('holdersAhead', () => {
-  it("finds the locks whose checkpoint the request will be able to use: its own prefix, past its base", () => {
+  it('finds the locks whose checkpoint the request will be able to use: its own prefix, past its base', () => {
     const holders = [
       { id: 'a', token: 't', prefix: 2, link: 'l2' },
       { id: 'b', token: 't', prefix: 3, link: 'other' },

@@ -38,13 +38,7 @@ export interface RecordBound {
  * ones go, the writer's branch (`onBranch`) keeps its `perBranch` longest prefixes, and the
  * other branches share what is left of `total`, newest first. Sorted by prefix.
  */
-export function mergeCheckpoint(
-  list: readonly Checkpoint[],
-  checkpoint: Checkpoint,
-  now: number,
-  bound: RecordBound,
-  onBranch: (cp: Checkpoint) => boolean,
-): Checkpoint[] {
+export function mergeCheckpoint(list: readonly Checkpoint[], checkpoint: Checkpoint, now: number, bound: RecordBound, onBranch: (cp: Checkpoint) => boolean): Checkpoint[] {
   const others = list.filter((cp) => !sameCheckpoint(cp, checkpoint) && isLive(cp, now));
   const branch = [...others.filter(onBranch), checkpoint].sort((a, b) => prefixOf(a) - prefixOf(b) || a.createdAt - b.createdAt).slice(-bound.perBranch);
   const rest = others

@@ -30,7 +30,13 @@ describe('redis cluster sharding', () => {
     const cp = { covered: 1, chainHash: 'h', summary: 's', summaryTokens: 1, coveredTokens: 5, model: 'm', createdAt: 0 };
     for (let i = 0; i < 30; i++) {
       const key = { tenant: 't', conversation: `c${i}` };
-      expect(await store.updateCheckpoints(key, addEdit(cp, { perBranch: 8, total: 8 }, () => true), 0)).toEqual({ ok: true, version: 1 });
+      expect(
+        await store.updateCheckpoints(
+          key,
+          addEdit(cp, { perBranch: 8, total: 8 }, () => true),
+          0,
+        ),
+      ).toEqual({ ok: true, version: 1 });
       expect(await store.tryLock(key, { id: 'b', prefix: 1, link: 'h' }, 60_000, 0)).not.toBeNull();
     }
     const sizes = await Promise.all(cluster.nodes.map(async (node) => Number(await redisCli(node.port, 'dbsize'))));

@@ -32,7 +32,9 @@ describe('redis store writes held past their deadline', () => {
     const fresh = newKey();
     await store.updateCheckpoints(existing, add, 0);
     await redisCli(redis.port, 'client', 'pause', '1000', 'write');
-    const outcomes = await Promise.all([store.updateCheckpoints(fresh, add, 0), store.tryLock(fresh, claim, 60_000, 0), store.delete(existing)].map((p) => p.catch((err: unknown) => err)));
+    const outcomes = await Promise.all(
+      [store.updateCheckpoints(fresh, add, 0), store.tryLock(fresh, claim, 60_000, 0), store.delete(existing)].map((p) => p.catch((err: unknown) => err)),
+    );
     for (const outcome of outcomes) expect(outcome).toBeInstanceOf(StoreUnavailableError);
 
     // Held behind the store's writes, so it returns once they have run.

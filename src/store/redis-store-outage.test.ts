@@ -41,7 +41,10 @@ describe('redis store during an outage', () => {
     await redis.kill();
     for (const [name, call] of Object.entries(everyMethod)) {
       const started = Date.now();
-      const error = await call(store).then(() => undefined, (err: unknown) => err);
+      const error = await call(store).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
       expect(error, name).toBeInstanceOf(StoreUnavailableError);
       expect(Date.now() - started, name).toBeLessThan(1_000);
     }
@@ -60,7 +63,10 @@ describe('redis store during an outage', () => {
     await Promise.all(
       Object.entries(everyMethod).map(async ([name, call]) => {
         const started = Date.now();
-        const error = await call(store).then(() => undefined, (err: unknown) => err);
+        const error = await call(store).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
         expect(error, name).toBeInstanceOf(StoreUnavailableError);
         expect(Date.now() - started, name).toBeLessThan(1_000);
       }),

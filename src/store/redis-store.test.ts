@@ -20,7 +20,11 @@ describe('redis store key layout', () => {
     const store = await RedisStore.open({ url, keyPrefix, ttlMs: 60_000, commandTimeoutMs: 2_000 });
     const key = { tenant: 'tenantHash', conversation: 'convHash' };
     const cp = { covered: 1, chainHash: 'h', summary: 's', summaryTokens: 1, coveredTokens: 5, model: 'm', createdAt: 0 };
-    await store.updateCheckpoints(key, addEdit(cp, { perBranch: 8, total: 8 }, () => true), 0);
+    await store.updateCheckpoints(
+      key,
+      addEdit(cp, { perBranch: 8, total: 8 }, () => true),
+      0,
+    );
     await store.tryLock(key, { id: 'b1', prefix: 1, link: 'h' }, 60_000, 0);
     const keys = (await raw.keys(`${keyPrefix}:*`)).sort();
     expect(keys).toEqual([`${keyPrefix}:{tenantHash.convHash}:locks`, `${keyPrefix}:{tenantHash.convHash}:rec`]);

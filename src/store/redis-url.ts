@@ -12,9 +12,7 @@ export interface RedisNode {
   port: number;
 }
 
-export type RedisTarget =
-  | { mode: 'standalone'; url: string }
-  | { mode: 'cluster'; nodes: RedisNode[]; username?: string; password?: string; tls: boolean };
+export type RedisTarget = { mode: 'standalone'; url: string } | { mode: 'cluster'; nodes: RedisNode[]; username?: string; password?: string; tls: boolean };
 
 const DEFAULT_PORT = 6379;
 const CLUSTER_URL = /^(rediss?)\+cluster:\/\/(?:([^@/]*)@)?([^/?#]+)\/?$/;

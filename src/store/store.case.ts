@@ -232,7 +232,7 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
     });
     const windowStart = () => Math.floor(Date.now() / 60_000) * 60_000;
 
-    it('counts a tenant\'s summarizer spend per window, returning the running total', async () => {
+    it("counts a tenant's summarizer spend per window, returning the running total", async () => {
       const store = await open();
       const tenant = opaque();
       const w = windowStart();

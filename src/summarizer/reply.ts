@@ -5,9 +5,7 @@
 
 export type SummarizerFailure = 'error' | 'timeout' | 'empty' | 'aborted' | 'truncated' | 'refused';
 
-export type ReadReply =
-  | { ok: true; text: string; promptTokens?: number; completionTokens?: number }
-  | { ok: false; reason: SummarizerFailure; detail: string };
+export type ReadReply = { ok: true; text: string; promptTokens?: number; completionTokens?: number } | { ok: false; reason: SummarizerFailure; detail: string };
 
 interface Completion {
   error?: unknown;

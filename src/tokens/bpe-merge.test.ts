@@ -24,11 +24,17 @@ describe('mergedTokenCount', () => {
   it('merges the lowest rank first and the leftmost pair on a tie', () => {
     // "aaab": the two "aa" pairs tie; the left one merges, leaving "a"+"b" to merge: 2 tokens.
     // Merging the right one first would leave "a", "aa", "b": 3.
-    const ranks = new Map([['97,97', 0], ['97,98', 1]]);
+    const ranks = new Map([
+      ['97,97', 0],
+      ['97,98', 1],
+    ]);
     expect(mergedTokenCount(4, rankOf([97, 97, 97, 98], ranks))).toBe(2);
     expect(naiveCount([97, 97, 97, 98], ranks)).toBe(2);
     // "abc": "bc" (rank 1) beats "ab" (rank 2), and then "a"+"bc" is not a token.
-    const abc = new Map([['98,99', 1], ['97,98', 2]]);
+    const abc = new Map([
+      ['98,99', 1],
+      ['97,98', 2],
+    ]);
     expect(mergedTokenCount(3, rankOf([97, 98, 99], abc))).toBe(2);
     expect(mergedTokenCount(0, () => undefined)).toBe(0);
     expect(mergedTokenCount(1, () => undefined)).toBe(1);

@@ -83,7 +83,10 @@ export function createTokenCounter({ encoding, cache }: TokenCounterOptions): To
     const hit = cached(key);
     if (hit !== undefined) return hit;
     const cost = messageCost(m);
-    return remember(key, cost.texts.reduce((n, text) => n + countText(text), cost.fixedTokens));
+    return remember(
+      key,
+      cost.texts.reduce((n, text) => n + countText(text), cost.fixedTokens),
+    );
   };
 
   const countUncachedSliced = async (m: ChatMessage, key: string | undefined, pause: Pause): Promise<number> => {

@@ -81,7 +81,13 @@ describe('conversation memo', () => {
     fc.assert(
       fc.property(fc.array(message, { maxLength: 12 }), fc.array(message, { maxLength: 12 }), (before, after) => {
         const memo = createConversationMemo(1 << 20);
-        memo.remember('t.c', 'o200k_base', before, before.map(messageHash), before.map((_, i) => i));
+        memo.remember(
+          't.c',
+          'o200k_base',
+          before,
+          before.map(messageHash),
+          before.map((_, i) => i),
+        );
         const recalled = memo.recall('t.c', 'o200k_base', after)!;
         after.forEach((m, i) => {
           const hash = recalled.hashes[i];

@@ -66,7 +66,14 @@ function text(v: unknown): unknown {
 
 /** `m` against a plain message kept last time: equal canonical fields, compared without hashing. */
 function sameAsKept(m: ChatMessage, kept: Kept): boolean {
-  return m.content === kept.content && m.role === kept.role && text(m.name) === kept.name && text(m.tool_call_id) === kept.toolCallId && isEmpty(m.tool_calls) && isEmpty(m.function_call);
+  return (
+    m.content === kept.content &&
+    m.role === kept.role &&
+    text(m.name) === kept.name &&
+    text(m.tool_call_id) === kept.toolCallId &&
+    isEmpty(m.tool_calls) &&
+    isEmpty(m.function_call)
+  );
 }
 
 export function createConversationMemo(maxBytes: number): ConversationMemo {

@@ -60,13 +60,15 @@ function createUpstream(name: string, config: UpstreamConfig): Upstream & { clos
     config,
     async request(req) {
       try {
-        return await traceUpstream(name, req, () => pool.request({
-          method: req.method as Dispatcher.HttpMethod,
-          path: prefix + req.path,
-          headers: req.headers,
-          body: req.body ?? null,
-          signal: req.signal,
-        }));
+        return await traceUpstream(name, req, () =>
+          pool.request({
+            method: req.method as Dispatcher.HttpMethod,
+            path: prefix + req.path,
+            headers: req.headers,
+            body: req.body ?? null,
+            signal: req.signal,
+          }),
+        );
       } catch (err) {
         throw upstreamFailure(name, err);
       }

@@ -3,17 +3,7 @@ import { CREDENTIAL_HEADERS } from '../auth/caller.js';
 
 // RFC 9110 §7.6.1: connection-specific fields apply to one hop only, as do the fields that the
 // `Connection` header nominates. They are stripped before anything else looks at the headers.
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 function nominated(headers: IncomingHttpHeaders): Set<string> {
   const value = headers.connection;

@@ -11,7 +11,9 @@ export function logPart(part: number): string {
   const kb = 1 + ((part * 2_654_435_761) % 8);
   const lines: string[] = [];
   for (let i = 0; lines.join('\n').length < kb * 1024; i++) {
-    lines.push(`2024-11-0${(part % 9) + 1}T10:${String(i % 60).padStart(2, '0')}:00Z part ${part} line ${i}: pod web-${part}-${i % 7} restarted, exit code ${137 + (i % 3)}, trace ${(part * 7919 + i).toString(16)}`);
+    lines.push(
+      `2024-11-0${(part % 9) + 1}T10:${String(i % 60).padStart(2, '0')}:00Z part ${part} line ${i}: pod web-${part}-${i % 7} restarted, exit code ${137 + (i % 3)}, trace ${(part * 7919 + i).toString(16)}`,
+    );
   }
   return lines.join('\n');
 }

@@ -13,14 +13,32 @@ export function independentCount(messages: { role: string; content?: unknown; na
     if (typeof m.content === 'string') n += enc.encode(m.content).length;
     n += enc.encode(m.role).length;
     if (m.name) n += enc.encode(m.name).length + 1;
-    if (Array.isArray(m.tool_calls)) for (const c of m.tool_calls as { function: { name: string; arguments: string } }[]) n += enc.encode(c.function.name).length + enc.encode(c.function.arguments).length + 3;
+    if (Array.isArray(m.tool_calls))
+      for (const c of m.tool_calls as { function: { name: string; arguments: string } }[]) n += enc.encode(c.function.name).length + enc.encode(c.function.arguments).length + 3;
   }
   return n;
 }
 
 /** Deterministic filler text of roughly `words` words, different per turn. */
 export function prose(turn: number, words = 80): string {
-  const vocab = ['deploy', 'cluster', 'invoice', 'latency', 'budget', 'schema', 'rollback', 'ticket', 'customer', 'region', 'metric', 'feature', 'release', 'gateway', 'payload', 'migration'];
+  const vocab = [
+    'deploy',
+    'cluster',
+    'invoice',
+    'latency',
+    'budget',
+    'schema',
+    'rollback',
+    'ticket',
+    'customer',
+    'region',
+    'metric',
+    'feature',
+    'release',
+    'gateway',
+    'payload',
+    'migration',
+  ];
   const out: string[] = [`Turn ${turn}: order ORD-${1000 + turn} in /srv/app/${turn}.json.`];
   for (let i = 0; i < words; i++) out.push(vocab[(turn * 7 + i * 3) % vocab.length]!);
   return `${out.join(' ')}.`;

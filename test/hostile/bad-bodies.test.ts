@@ -72,8 +72,15 @@ describe('refused by recap, nothing forwarded', () => {
 // Every documented message and part kind, plus what only the upstream can judge.
 const unusual: Record<string, Msg[]> = {
   'empty messages': [],
-  'unknown roles': [{ role: 'critic', content: 'hmm' }, { role: 'user', content: 'go on' }],
-  'null content': [{ role: 'user', content: null }, { role: 'assistant', content: null }, { role: 'user', content: 'and?' }],
+  'unknown roles': [
+    { role: 'critic', content: 'hmm' },
+    { role: 'user', content: 'go on' },
+  ],
+  'null content': [
+    { role: 'user', content: null },
+    { role: 'assistant', content: null },
+    { role: 'user', content: 'and?' },
+  ],
   'every content part kind': [
     { role: 'developer', content: [{ type: 'text', text: 'be brief' }] },
     {
@@ -151,7 +158,9 @@ describe('forwarded as sent', () => {
   });
 
   it('forwards a single 5 MB message byte for byte, alone over any budget', async () => {
-    const content = prose(1, 1000).repeat(Math.ceil(5e6 / prose(1, 1000).length)).slice(0, 5e6);
+    const content = prose(1, 1000)
+      .repeat(Math.ceil(5e6 / prose(1, 1000).length))
+      .slice(0, 5e6);
     const body = JSON.stringify({ model: PLAIN, messages: [{ role: 'user', content }] });
     const res = await post(body, 'five-mb');
     expect(res.status).toBe(200);

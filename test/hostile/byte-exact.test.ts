@@ -40,7 +40,10 @@ async function send(texts: string[], conversation: string): Promise<{ action: st
   });
   expect(res.status).toBe(200);
   await res.text();
-  const forwarded = h.fake.chatRequests().slice(before).filter((r) => r.json?.model !== SUMMARIZER);
+  const forwarded = h.fake
+    .chatRequests()
+    .slice(before)
+    .filter((r) => r.json?.model !== SUMMARIZER);
   expect(forwarded).toHaveLength(1);
   return { action: res.headers.get('x-recap-action'), forwarded: forwarded[0]!.body };
 }

@@ -33,7 +33,19 @@ const HOP_LINES = [
   'X-Recap-Action: compacted',
   'X-Conversation-Id: conversation-1',
 ];
-const NEVER_UPSTREAM = ['x-hop-a', 'x-hop-b', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'upgrade', 'x-recap-admin-token', 'x-recap-action', 'x-conversation-id'];
+const NEVER_UPSTREAM = [
+  'x-hop-a',
+  'x-hop-b',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'upgrade',
+  'x-recap-admin-token',
+  'x-recap-action',
+  'x-conversation-id',
+];
 
 async function sendRaw(target: Harness, head: string, body: string) {
   const before = target.fake.requests.length;

@@ -103,7 +103,10 @@ async function inPool<T>(jobs: (() => Promise<T>)[], size: number): Promise<T[]>
 
 describe('memory under big bodies', () => {
   it('keeps the peak resident memory within a fixed bound over rest', async () => {
-    const text = (n: number) => prose(n, 1000).repeat(Math.ceil(5e6 / prose(n, 1000).length)).slice(0, 5e6);
+    const text = (n: number) =>
+      prose(n, 1000)
+        .repeat(Math.ceil(5e6 / prose(n, 1000).length))
+        .slice(0, 5e6);
     const fiveMb = [1, 2].map((n) => JSON.stringify({ model: 'gpt-test-plain', messages: [{ role: 'user', content: text(n) }] }));
     const many = JSON.stringify({
       model: 'gpt-test-window',
@@ -112,8 +115,16 @@ describe('memory under big bodies', () => {
     const declaredOver = Buffer.alloc(LIMIT + MB, 'x');
     const jobs: (() => Promise<number | string>)[] = [];
     for (let round = 0; round < 6; round++) {
-      jobs.push(() => post(fiveMb[round % 2]!), () => post(many), () => post(chunked(LIMIT + 8 * MB)));
-      if (round % 2 === 0) jobs.push(() => post(declaredOver), () => post(fiveMb[(round + 1) % 2]!));
+      jobs.push(
+        () => post(fiveMb[round % 2]!),
+        () => post(many),
+        () => post(chunked(LIMIT + 8 * MB)),
+      );
+      if (round % 2 === 0)
+        jobs.push(
+          () => post(declaredOver),
+          () => post(fiveMb[(round + 1) % 2]!),
+        );
     }
 
     const atRest = memory(recap.pid);

@@ -36,7 +36,13 @@ function history(): Record<string, unknown>[] {
     { role: 'assistant', content: null, function_call: { name: CANARIES.legacyName, arguments: '{}' } },
     { role: 'function', name: 'legacy', content: 'legacy result' },
     { role: CANARIES.role, content: 'an odd role' },
-    { role: 'user', content: [{ type: CANARIES.partType, data: 'x' }, { type: 'text', text: 'and a part' }] },
+    {
+      role: 'user',
+      content: [
+        { type: CANARIES.partType, data: 'x' },
+        { type: 'text', text: 'and a part' },
+      ],
+    },
     { role: 'assistant', content: 'noted' },
   ];
   return [base[0]!, ...evicted, ...base.slice(1)];
@@ -76,7 +82,11 @@ describe('redaction of every field that reaches the summarizer', () => {
   it('summarize: no canary from a name, tool name, arguments, role or part type reaches the summarizer', async () => {
     const before = h.fake.summarizerRequests().length;
     expect(await post('gpt-test-small', 'fields-summarize')).toBe('compacted');
-    const toSummarizer = h.fake.summarizerRequests().slice(before).map((r) => r.body).join('\n');
+    const toSummarizer = h.fake
+      .summarizerRequests()
+      .slice(before)
+      .map((r) => r.body)
+      .join('\n');
     // The evicted round did reach it, with its fields redacted in place.
     expect(toSummarizer).toContain('ORD-1001');
     expect(toSummarizer).toContain('[REDACTED:github_token]');

@@ -126,7 +126,7 @@ describe('Redis faults during a compaction', () => {
     expect(summarizerCalls() - calls).toBe(2);
   });
 
-  it('Redis killed during the compare-and-set: served at once; back with its data, the dead request\'s lock is freed', async () => {
+  it("Redis killed during the compare-and-set: served at once; back with its data, the dead request's lock is freed", async () => {
     const conv = 'kill-cas';
     const calls = summarizerCalls();
     const first = send(conv, history(30));

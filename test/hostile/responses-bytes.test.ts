@@ -38,7 +38,15 @@ async function send(text: string, conversation: string) {
     body: text,
   });
   const answer = await res.text();
-  return { status: res.status, answer, action: res.headers.get('x-recap-action'), forwarded: h.fake.responsesRequests().slice(before).map((r) => r.body) };
+  return {
+    status: res.status,
+    answer,
+    action: res.headers.get('x-recap-action'),
+    forwarded: h.fake
+      .responsesRequests()
+      .slice(before)
+      .map((r) => r.body),
+  };
 }
 
 describe('a rewritten Responses request changes nothing but input', () => {

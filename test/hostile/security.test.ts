@@ -81,7 +81,10 @@ describe('tenancy: a conversation id copied or guessed by another tenant never y
   it("forwards none of A's summary when B copies the whole request, with the header or without it", async () => {
     const derived = history(30, (t) => `${prose(t)} TENANT-A-ONLY-derived-${t}.`);
     expect((await chat(A, null, derived)).action).toBe('compacted');
-    for (const [id, messages] of [[conv, messagesOfA], [null, derived]] as const) {
+    for (const [id, messages] of [
+      [conv, messagesOfA],
+      [null, derived],
+    ] as const) {
       const calls = h.fake.summarizerRequests().length;
       const r = await chat(B, id, messages);
       // Not "reused": A's checkpoint does not exist for B, so B pays for a summary of its own.
@@ -200,7 +203,13 @@ describe('secrets: a credential or a secret in a message reaches no log, store, 
     {
       role: 'assistant',
       content: null,
-      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'http_get', arguments: JSON.stringify({ url: 'https://api.internal/me', headers: { Authorization: `Bearer ${S.bearer}` } }) } }],
+      tool_calls: [
+        {
+          id: 'call_1',
+          type: 'function',
+          function: { name: 'http_get', arguments: JSON.stringify({ url: 'https://api.internal/me', headers: { Authorization: `Bearer ${S.bearer}` } }) },
+        },
+      ],
     },
     { role: 'tool', tool_call_id: 'call_1', content: JSON.stringify({ db: `postgres://app:${S.database}@db.internal:5432/prod`, deploy_key: PEM }) },
     { role: 'assistant', content: `Here is the deploy key:\n${PEM}\nNext we should call the API with Authorization: Bearer ${S.bearer} then.` },
@@ -251,7 +260,10 @@ describe('prompt injection: instructions in evicted messages stay quoted materia
   ];
 
   it('reach the summarizer only as delimited data, and the upstream only inside the summary block, below the pinned prompt', async () => {
-    const turns = INJECTIONS.flatMap((text): ChatMessage[] => [{ role: 'user', content: text }, { role: 'assistant', content: 'Noted.' }]);
+    const turns = INJECTIONS.flatMap((text): ChatMessage[] => [
+      { role: 'user', content: text },
+      { role: 'assistant', content: 'Noted.' },
+    ]);
     expect((await chat(KEY, 'injection', [SYSTEM, FORGED, ...turns, ...history(30).slice(1)])).action).toBe('compacted');
 
     // The summarizer: told the input is data; one transcript block that nothing closes early.

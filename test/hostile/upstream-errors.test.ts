@@ -50,7 +50,10 @@ describe('rate limits and outages pass through, never retried by recap', () => {
     expect(raw.bytes.equals(h.fake.sentBytes(h.fake.chatRequests().at(-1)!))).toBe(true);
 
     h.fake.enqueue({ status, headers: hints });
-    const err = await h.client().chat.completions.create(chat()).catch((e: unknown) => e);
+    const err = await h
+      .client()
+      .chat.completions.create(chat())
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(status === 429 ? OpenAI.RateLimitError : OpenAI.InternalServerError);
     expect((err as InstanceType<typeof OpenAI.APIError>).headers?.get('retry-after')).toBe('7');
     expect(h.fake.chatRequests()).toHaveLength(before + 2);
@@ -98,13 +101,22 @@ describe('bodies that are not plain JSON', () => {
     expect(raw.bytes.toString()).toBe(page);
 
     h.fake.enqueue(reply);
-    const err = await h.client().chat.completions.create(chat()).catch((e: unknown) => e);
+    const err = await h
+      .client()
+      .chat.completions.create(chat())
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.InternalServerError);
     expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
     expect((err as Error).message).toContain('502 Bad Gateway');
   });
 
-  const completion = { id: 'chatcmpl-gz', object: 'chat.completion', created: 1, model: 'gpt-test-1', choices: [{ index: 0, message: { role: 'assistant', content: 'zipped hello', refusal: null }, logprobs: null, finish_reason: 'stop' }] };
+  const completion = {
+    id: 'chatcmpl-gz',
+    object: 'chat.completion',
+    created: 1,
+    model: 'gpt-test-1',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'zipped hello', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+  };
   const gzipHeaders = { 'content-encoding': 'gzip', 'content-type': 'application/json' };
 
   it('a gzip reply stays gzip: its bytes with their content-encoding and length, which the SDK decodes', async () => {
@@ -122,7 +134,10 @@ describe('bodies that are not plain JSON', () => {
   });
 
   it('a gzip event stream reaches the SDK whole', async () => {
-    const events = ['Zip', 'ped ', 'stream'].map((content) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`);
+    const events = ['Zip', 'ped ', 'stream'].map(
+      (content) =>
+        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`,
+    );
     const gz = gzipSync([...events, 'data: [DONE]\n\n'].join(''));
     h.fake.enqueue({ body: gz, headers: { 'content-encoding': 'gzip', 'content-type': 'text/event-stream' } });
     const stream = await h.client().chat.completions.create({ ...chat('zip'), stream: true });
