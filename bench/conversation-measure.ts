@@ -168,14 +168,17 @@ function turnAt(turns: readonly ClientTurn[], at: number): number {
 }
 
 function summarizerCalls(drive: Drive, startedAt: number, held: (turn: number, at: number) => boolean): SummarizerCall[] {
-  // A previous summary reaches the summarizer trimmed, redacted and defused (prompt.ts).
+  // A previous summary reaches the summarizer trimmed, redacted and defused (prompt.ts), and with
+  // the identifier ledger recap appended after the summarizer's reply (ledger.ts): it starts with
+  // the reply of the call that made it.
   const asCarried = drive.summarizer.map((s) => defuse(redact(s.reply.trim())));
   return drive.summarizer.map((s, i) => {
     const messages = (s.request.json as { messages: ChatMessage[] }).messages;
     const previous = previousSummaryOf(messages);
     let base: SummarizerCall['base'] = null;
     if (previous !== null) {
-      const j = asCarried.slice(0, i).lastIndexOf(previous);
+      let j = -1;
+      for (let k = 0; k < i; k++) if (previous.startsWith(asCarried[k]!) && (j === -1 || asCarried[k]!.length >= asCarried[j]!.length)) j = k;
       base = j === -1 ? 'unmatched' : j + 1;
     }
     const turn = turnAt(drive.turns, s.request.receivedAt);

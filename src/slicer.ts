@@ -23,3 +23,29 @@ export function createSlicer(sliceMs: number): Pause {
 
 /** Never yields: the same code run in one go (the CLI, tests, small inputs). */
 export const noPause: Pause = () => undefined;
+
+/**
+ * Work written as a generator that yields now and then (every STEP_EVERY iterations of its loops),
+ * so that one piece of code runs either in one go (runSync: pure callers, tests) or in slices on
+ * the request path (runSliced).
+ */
+export type Steps<T> = Generator<undefined, T, undefined>;
+
+/** How many iterations of a loop go between two yields of a Steps generator. */
+export const STEP_EVERY = 4096;
+
+export function runSync<T>(steps: Steps<T>): T {
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  return step.value;
+}
+
+export async function runSliced<T>(steps: Steps<T>, pause: Pause): Promise<T> {
+  let step = steps.next();
+  while (!step.done) {
+    const due = pause();
+    if (due) await due;
+    step = steps.next();
+  }
+  return step.value;
+}

@@ -2,7 +2,7 @@ import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prefixOf } from '../src/store/checkpoints.js';
 import type { Checkpoint, ConversationKey } from '../src/store/store.js';
-import { type Harness, smallModel, startHarness, SUMMARIZER } from './helpers/harness.js';
+import { type Harness, SUMMARIZER, smallModel, startHarness } from './helpers/harness.js';
 
 // Rule 9 on an agent's task: a checkpoint that only clears tool results is about a longer prefix
 // than the summary it carries. Seen in the agent-task bench: a background compaction claimed the
@@ -17,11 +17,12 @@ const MODEL = 'gpt-test-small';
 let h: Harness;
 beforeAll(async () => {
   // A summary reservation this large lands each summary far below the target, so that a later
-  // overflow is cleared on top of the summary rather than summarized again.
+  // overflow is cleared on top of the summary rather than summarized again. Without the ledger:
+  // it would fill the reservation with the steps' order ids.
   h = await startHarness({
     fake: { summarizerModel: SUMMARIZER },
     extra: { background: { enabled: false } },
-    models: [smallModel({ summary_max_tokens: 2000 }, { context_window: 6000, max_output_tokens: 300 })],
+    models: [smallModel({ summary_max_tokens: 2000, ledger: false }, { context_window: 6000, max_output_tokens: 300 })],
   });
 });
 afterAll(async () => h.close());

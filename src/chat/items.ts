@@ -1,7 +1,6 @@
 import { clearedStubText } from '../compaction/clearing.js';
-import type { NeutralItem } from '../compaction/items.js';
+import type { NeutralCall, NeutralItem } from '../compaction/items.js';
 import { contentText } from '../compaction/text.js';
-import { callsOf } from '../compaction/tool-calls.js';
 import type { WireItems } from '../pipeline/wire.js';
 import type { ChatMessage } from './types.js';
 
@@ -16,7 +15,7 @@ export function describeChatMessage(m: ChatMessage): NeutralItem {
     case 'user':
       return { kind: 'user', calls: [], resultOf: null };
     case 'assistant':
-      return { kind: 'assistant', calls: callsOf(m).flatMap((c) => (c.id === null ? [] : [{ id: c.id, name: c.name }])), resultOf: null };
+      return { kind: 'assistant', calls: callIdsOf(m), resultOf: null };
     case 'tool':
       return { kind: 'result', calls: [], resultOf: typeof m.tool_call_id === 'string' ? m.tool_call_id : null };
     // The legacy function result answers the assistant message right before it (no id).
@@ -25,6 +24,17 @@ export function describeChatMessage(m: ChatMessage): NeutralItem {
     default:
       return { kind: 'other', calls: [], resultOf: null };
   }
+}
+
+/** The calls of an assistant message that have an id: read directly, without their arguments (there may be 200k). */
+function callIdsOf(m: ChatMessage): NeutralCall[] {
+  const calls: NeutralCall[] = [];
+  for (const tc of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
+    if (tc === null || typeof tc !== 'object' || typeof tc.id !== 'string') continue;
+    const name = (tc.function as { name?: unknown } | null | undefined)?.name;
+    calls.push({ id: tc.id, name: typeof name === 'string' ? name : '?' });
+  }
+  return calls;
 }
 
 /** A cleared tool result (rule 11): its content replaced by the stub. */

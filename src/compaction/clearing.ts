@@ -1,3 +1,4 @@
+import { STEP_EVERY, type Steps } from '../slicer.js';
 import type { Layout } from './layout.js';
 import { stepUnits } from './units.js';
 
@@ -12,7 +13,7 @@ export interface ClearingRules {
 }
 
 /** Clearable results at or after `from`, oldest first (relative item indices). */
-export function clearableResults(l: Layout, rules: ClearingRules | null, from: number): number[] {
+export function* clearableResults(l: Layout, rules: ClearingRules | null, from: number): Steps<number[]> {
   if (!rules) return [];
   const steps = stepUnits(l.seg);
   // The newest step is always kept verbatim (rule 1), whatever the config says.
@@ -25,6 +26,7 @@ export function clearableResults(l: Layout, rules: ClearingRules | null, from: n
     if (unit.start >= protectedFrom) break;
     for (let i = Math.max(unit.start, from); i < unit.end; i++) {
       if (l.seg.kinds[i] === 'result' && l.tokens[i]! >= rules.minTokens && l.stubTokens(i) < l.tokens[i]!) out.push(i);
+      if (i % STEP_EVERY === 0) yield;
     }
   }
   return out;

@@ -1,3 +1,4 @@
+import { runSync, STEP_EVERY, type Steps } from '../slicer.js';
 import type { Segmentation } from './units.js';
 
 // The token costs of the views recap can build for one request, without the items themselves:
@@ -34,10 +35,17 @@ export function sumTokens(l: Layout, indices: Iterable<number>): number {
 }
 
 /** Tokens of the view built on `base`. */
-export function viewTokens(l: Layout, base: BaseView): number {
+export function* viewTokensSteps(l: Layout, base: BaseView): Steps<number> {
   let tokens = l.fixedTokens + base.summaryTokens + sumTokens(l, base.kept);
-  for (let i = base.covered; i < l.tokens.length; i++) tokens += base.cleared.has(i) ? l.stubTokens(i) : l.tokens[i]!;
+  for (let i = base.covered; i < l.tokens.length; i++) {
+    tokens += base.cleared.has(i) ? l.stubTokens(i) : l.tokens[i]!;
+    if (i % STEP_EVERY === 0) yield;
+  }
   return tokens;
+}
+
+export function viewTokens(l: Layout, base: BaseView): number {
+  return runSync(viewTokensSteps(l, base));
 }
 
 /** The unit index at which a base's coverage ends, or null when `covered` is not a cut point. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../chat/types.js';
+import { runSync } from '../slicer.js';
 import { getTokenizer } from '../tokens/encodings.js';
-import { applyLedger, collectLedgerCandidates, LEDGER_HEADING, ledgerCandidates, ledgerForSummary, ledgerReserve, splitLedger } from './ledger.js';
+import { applyLedger, collectLedgerCandidates, LEDGER_HEADING, ledgerCandidates, ledgerForSummarySteps, ledgerReserve, splitLedger } from './ledger.js';
 
 const countText = (text: string) => getTokenizer('o200k_base').count(text);
 const user = (content: string): ChatMessage => ({ role: 'user', content });
@@ -137,7 +138,7 @@ describe('ledgerForSummary', () => {
   it('keeps the summary smaller than what it replaces', () => {
     const evicted = Array.from({ length: 10 }, (_, i) => user(`ORD-${10_000 + i}`));
     const evictedTokens = 10 * 12;
-    const out = ledgerForSummary({ candidates: ledgerCandidates(evicted, null), previous: null, text: SUMMARY, summaryMaxTokens: 1024, evictedTokens, countText });
+    const out = runSync(ledgerForSummarySteps({ candidates: ledgerCandidates(evicted, null), previous: null, text: SUMMARY, summaryMaxTokens: 1024, evictedTokens, countText }));
     expect(countText(out.text)).toBeLessThanOrEqual(evictedTokens - 96);
     expect(out.dropped).toBeGreaterThan(0);
   });

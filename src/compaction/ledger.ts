@@ -1,9 +1,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ChatMessage } from '../chat/types.js';
+import { runSync, type Steps } from '../slicer.js';
 import { identifiersIn, mentions } from './identifiers.js';
 import { redact } from './redact.js';
 import { contentText, headChars, tailChars } from './text.js';
-import { callsOf } from './tool-calls.js';
+import { boundedCallText } from './tool-calls.js';
 import { FRAMING_ALLOWANCE } from './validate-summary.js';
 
 // The identifier ledger (DESIGN rule 5). A summarizer drops or paraphrases identifiers, and each
@@ -20,6 +21,8 @@ const ENTRY = '- ';
 // the work; its middle rarely holds what the conversation refers to later.
 const SCAN_HEAD_CHARS = 48_000;
 const SCAN_TAIL_CHARS = 16_000;
+// Each looks through the whole summary text: a thousand take about a millisecond.
+const CANDIDATES_PER_STEP = 1024;
 
 export interface LedgerInput {
   /** What the summary should carry, newest first (ledgerCandidates). */
@@ -103,16 +106,25 @@ function withPrevious(ordered: string[], previous: string | null): string[] {
 
 /** The message's text and tool-call arguments, redacted, bounded for huge messages. */
 function scannedText(m: ChatMessage): string {
-  const text = [contentText(m.content), ...callsOf(m).map((c) => c.arguments)].join('\n');
+  const text = boundedCallText(m, contentText(m.content), SCAN_HEAD_CHARS, SCAN_TAIL_CHARS);
   const bounded = text.length <= SCAN_HEAD_CHARS + SCAN_TAIL_CHARS ? text : `${headChars(text, SCAN_HEAD_CHARS)}\n${tailChars(text, SCAN_TAIL_CHARS)}`;
   return redact(bounded);
 }
 
 /** The new summary text with a ledger of the candidates it lacks, within `maxTokens` (and `maxBytes`). */
 export function applyLedger(input: LedgerInput): LedgerResult {
+  return runSync(applyLedgerSteps(input));
+}
+
+/** applyLedger in steps: an agent's long span has 100k candidates to look for in the summary. */
+export function* applyLedgerSteps(input: LedgerInput): Steps<LedgerResult> {
   const { body } = splitLedger(input.text);
   const { candidates } = input;
-  const missing = candidates.filter((id) => !mentions(body, id));
+  const missing: string[] = [];
+  for (const [i, id] of candidates.entries()) {
+    if (!mentions(body, id)) missing.push(id);
+    if (i % CANDIDATES_PER_STEP === CANDIDATES_PER_STEP - 1) yield;
+  }
   const kept = candidates.length - missing.length;
   const maxBytes = input.maxBytes ?? Infinity;
   const within = (text: string) => byteLength(text) <= maxBytes && (input.maxTokens === Infinity || input.countText(text) <= input.maxTokens);
@@ -176,10 +188,10 @@ export interface SummaryLedgerInput {
  * The ledger on an LLM summary: within summary_max_tokens, and never so long that the summary is
  * no smaller than what it replaces (validate-summary.ts would then refuse it and degrade).
  */
-export function ledgerForSummary(p: SummaryLedgerInput): LedgerResult {
+export function ledgerForSummarySteps(p: SummaryLedgerInput): Steps<LedgerResult> {
   const replaced = p.evictedTokens + (p.previous ? p.countText(p.previous) : 0);
   const maxTokens = Math.min(p.summaryMaxTokens, replaced - FRAMING_ALLOWANCE);
-  return applyLedger({ candidates: p.candidates, text: p.text, maxTokens, countText: p.countText });
+  return applyLedgerSteps({ candidates: p.candidates, text: p.text, maxTokens, countText: p.countText });
 }
 
 function withLedger(body: string, entries: readonly string[]): string {

@@ -1,6 +1,7 @@
 import type { CompactionConfig } from '../config-schema.js';
+import { runSync, STEP_EVERY, type Steps } from '../slicer.js';
 import { type ClearingRules, clearableResults } from './clearing.js';
-import { type BaseView, type Layout, cutIndex, viewTokens } from './layout.js';
+import { type BaseView, cutIndex, type Layout, viewTokensSteps } from './layout.js';
 import { summaryReservation } from './validate-summary.js';
 
 // Pure decisions on token counts: no items, no I/O. Compaction starts above trigger × budget and
@@ -37,22 +38,47 @@ class CutCosts {
   private readonly suffix: number[];
   /** instructionPrefix[i]: tokens of the instructions below i that a cut there keeps verbatim. */
   private readonly instructionPrefix: number[];
+  /** instructionCount[i]: how many they are. */
+  private readonly instructionCount: number[];
+  /** Items the base keeps that are not instructions: the task of the round its cut fell in. */
+  private readonly baseHeads: number[];
   readonly cleared: Set<number>;
 
   constructor(
     private readonly l: Layout,
     private readonly base: BaseView,
     private readonly rules: PlanRules,
+    arrays: { keptEligible: boolean[]; cleared: Set<number>; suffix: number[]; instructionPrefix: number[]; instructionCount: number[] },
   ) {
+    this.keptEligible = arrays.keptEligible;
+    this.cleared = arrays.cleared;
+    this.suffix = arrays.suffix;
+    this.instructionPrefix = arrays.instructionPrefix;
+    this.instructionCount = arrays.instructionCount;
+    this.baseHeads = base.kept.filter((i) => !this.isKeptInstruction(i));
+  }
+
+  /** Built in steps: on a request of 100k items each array is a pass over all of them. */
+  static *build(l: Layout, base: BaseView, rules: PlanRules): Steps<CutCosts> {
     const n = l.tokens.length;
     const baseKept = new Set(base.kept);
     // What a new cut may keep: never something the base's summary already took in.
-    this.keptEligible = l.tokens.map((_, i) => i >= base.covered || baseKept.has(i));
-    this.cleared = new Set([...base.cleared, ...clearableResults(l, rules.clearing, base.covered)]);
-    this.suffix = new Array<number>(n + 1).fill(0);
-    for (let i = n - 1; i >= 0; i--) this.suffix[i] = this.suffix[i + 1]! + (this.cleared.has(i) ? l.stubTokens(i) : l.tokens[i]!);
-    this.instructionPrefix = new Array<number>(n + 1).fill(0);
-    for (let i = 0; i < n; i++) this.instructionPrefix[i + 1] = this.instructionPrefix[i]! + (this.isKeptInstruction(i) ? l.tokens[i]! : 0);
+    const keptEligible = l.tokens.map((_, i) => i >= base.covered || baseKept.has(i));
+    const cleared = new Set([...base.cleared, ...(yield* clearableResults(l, rules.clearing, base.covered))]);
+    const suffix = new Array<number>(n + 1).fill(0);
+    for (let i = n - 1; i >= 0; i--) {
+      suffix[i] = suffix[i + 1]! + (cleared.has(i) ? l.stubTokens(i) : l.tokens[i]!);
+      if (i % STEP_EVERY === 0) yield;
+    }
+    const instructionPrefix = new Array<number>(n + 1).fill(0);
+    const instructionCount = new Array<number>(n + 1).fill(0);
+    for (let i = 0; i < n; i++) {
+      const kept = rules.keepInstructions && l.seg.kinds[i] === 'instruction' && keptEligible[i]!;
+      instructionPrefix[i + 1] = instructionPrefix[i]! + (kept ? l.tokens[i]! : 0);
+      instructionCount[i + 1] = instructionCount[i]! + (kept ? 1 : 0);
+      if (i % STEP_EVERY === 0) yield;
+    }
+    return new CutCosts(l, base, rules, { keptEligible, cleared, suffix, instructionPrefix, instructionCount });
   }
 
   private isKeptInstruction(i: number): boolean {
@@ -81,6 +107,16 @@ class CutCosts {
     return this.l.fixedTokens + this.instructionPrefix[k]! + head + this.suffix[k]!;
   }
 
+  /** Whether a cut at unit c takes anything out of the view (cutAt(c).evicted is not empty), in constant time. */
+  evicts(c: number): boolean {
+    const covered = this.start(c);
+    const head = this.headItems(c);
+    const from = this.base.covered;
+    const keptInRange = this.instructionCount[covered]! - this.instructionCount[from]! + head.filter((i) => i >= from).length;
+    if (covered - from > keptInRange) return true;
+    return this.baseHeads.some((i) => !head.includes(i));
+  }
+
   cutAt(c: number, summaryTokens: number): Cut {
     const covered = this.start(c);
     const kept: number[] = [];
@@ -101,13 +137,14 @@ class CutCosts {
  * equals). With `mustEvict`, only cuts that take something out of the view count: one that passes
  * only items kept verbatim saves nothing.
  */
-function firstFitting(costs: CutCosts, from: number, to: number, limit: number, mustEvict: boolean): number | null {
+function* firstFitting(costs: CutCosts, from: number, to: number, limit: number, mustEvict: boolean): Steps<number | null> {
   let best: number | null = null;
   let bestTokens = Infinity;
   for (let c = from; c <= to; c++) {
+    if (c % STEP_EVERY === 0) yield;
     const tokens = costs.tokensAt(c);
     if (tokens > limit && tokens >= bestTokens) continue;
-    if (mustEvict && costs.cutAt(c, 0).evicted.length === 0) continue;
+    if (mustEvict && !costs.evicts(c)) continue;
     if (tokens <= limit) return c;
     [best, bestTokens] = [c, tokens];
   }
@@ -120,10 +157,10 @@ function lastCut(l: Layout): number {
 }
 
 /** Clearing alone, oldest results first, until the view is at or under `limit` (or all are cleared); null if none is. */
-function clearTo(l: Layout, base: BaseView, rules: PlanRules, limit: number): Cut | null {
-  let tokens = viewTokens(l, base);
+function* clearTo(l: Layout, base: BaseView, rules: PlanRules, limit: number): Steps<Cut | null> {
+  let tokens = yield* viewTokensSteps(l, base);
   const cleared = new Set(base.cleared);
-  for (const i of clearableResults(l, rules.clearing, base.covered)) {
+  for (const i of yield* clearableResults(l, rules.clearing, base.covered)) {
     if (tokens <= limit) break;
     if (cleared.has(i)) continue;
     cleared.add(i);
@@ -134,20 +171,20 @@ function clearTo(l: Layout, base: BaseView, rules: PlanRules, limit: number): Cu
 }
 
 /** A new summary: the fewest leading units after the base evicted, so the view lands at `ratio` × budget. */
-function summarizeTo(l: Layout, base: BaseView, rules: PlanRules, budget: number, ratio: number): Cut | null {
+function* summarizeTo(l: Layout, base: BaseView, rules: PlanRules, budget: number, ratio: number): Steps<Cut | null> {
   const from = cutIndex(l.seg, base.covered);
   if (from === null || from + 1 > lastCut(l)) return null;
   const reserved = summaryReservation(rules.summary_max_tokens);
-  const costs = new CutCosts(l, base, rules);
-  const c = firstFitting(costs, from + 1, lastCut(l), ratio * budget - reserved, true);
+  const costs = yield* CutCosts.build(l, base, rules);
+  const c = yield* firstFitting(costs, from + 1, lastCut(l), ratio * budget - reserved, true);
   return c === null ? null : costs.cutAt(c, reserved);
 }
 
-export function planCompaction(l: Layout, base: BaseView, budget: number, rules: PlanRules): Plan {
-  if (viewTokens(l, base) <= rules.trigger_ratio * budget) return { kind: 'fits' };
-  const cleared = clearTo(l, base, rules, rules.target_ratio * budget);
+export function* planCompactionSteps(l: Layout, base: BaseView, budget: number, rules: PlanRules): Steps<Plan> {
+  if ((yield* viewTokensSteps(l, base)) <= rules.trigger_ratio * budget) return { kind: 'fits' };
+  const cleared = yield* clearTo(l, base, rules, rules.target_ratio * budget);
   if (cleared && cleared.tokens <= rules.target_ratio * budget) return { kind: 'clear', ...cleared };
-  const cut = summarizeTo(l, base, rules, budget, rules.target_ratio);
+  const cut = yield* summarizeTo(l, base, rules, budget, rules.target_ratio);
   if (cut) return { kind: 'summarize', ...cut };
   // Nothing left to evict: clear what can be cleared, even if the target stays out of reach.
   return cleared ? { kind: 'clear', ...cleared } : { kind: 'irreducible' };
@@ -159,10 +196,10 @@ export function planCompaction(l: Layout, base: BaseView, budget: number, rules:
  * cut keeps verbatim, until the view fits the whole budget. Nothing replaces what is dropped, so
  * the target is not used: keep all that fits.
  */
-export function planDegrade(l: Layout, base: BaseView, budget: number, rules: PlanRules): Cut {
+export function* planDegradeSteps(l: Layout, base: BaseView, budget: number, rules: PlanRules): Steps<Cut> {
   const from = cutIndex(l.seg, base.covered) ?? 0;
-  const costs = new CutCosts(l, base, rules);
-  const c = firstFitting(costs, from, Math.max(from, lastCut(l)), budget - base.summaryTokens, false) ?? from;
+  const costs = yield* CutCosts.build(l, base, rules);
+  const c = (yield* firstFitting(costs, from, Math.max(from, lastCut(l)), budget - base.summaryTokens, false)) ?? from;
   const cut = costs.cutAt(c, base.summaryTokens);
   return { ...cut, evicted: [] };
 }
@@ -176,14 +213,14 @@ export function planDegrade(l: Layout, base: BaseView, budget: number, rules: Pl
  * (the steps still to come are clearable too, beyond the newest few), and a summary made now would
  * be a call that compacting inline never makes (rule 10).
  */
-export function planPrepare(l: Layout, base: BaseView, budget: number, rules: PlanRules): Cut | null {
-  const tokens = viewTokens(l, base);
+export function* planPrepareSteps(l: Layout, base: BaseView, budget: number, rules: PlanRules): Steps<Cut | null> {
+  const tokens = yield* viewTokensSteps(l, base);
   if (tokens <= rules.prepare_ratio * budget) return null;
   const ratio = rules.target_ratio - Math.max(0, rules.trigger_ratio - rules.prepare_ratio);
   if (tokens <= ratio * budget) return null;
-  const cleared = clearTo(l, base, rules, rules.target_ratio * budget);
+  const cleared = yield* clearTo(l, base, rules, rules.target_ratio * budget);
   if (cleared && cleared.tokens <= rules.target_ratio * budget) return null;
-  return summarizeTo(l, base, rules, budget, ratio);
+  return yield* summarizeTo(l, base, rules, budget, ratio);
 }
 
 /**
@@ -191,7 +228,13 @@ export function planPrepare(l: Layout, base: BaseView, budget: number, rules: Pl
  * preparation): clearing alone, as far as it goes, if that brings the view under the trigger. The
  * request then needs no summary yet and waits for none; later requests use it once it has landed.
  */
-export function planInterim(l: Layout, base: BaseView, budget: number, rules: PlanRules): Cut | null {
-  const cleared = clearTo(l, base, rules, rules.target_ratio * budget);
+export function* planInterimSteps(l: Layout, base: BaseView, budget: number, rules: PlanRules): Steps<Cut | null> {
+  const cleared = yield* clearTo(l, base, rules, rules.target_ratio * budget);
   return cleared && cleared.tokens <= rules.trigger_ratio * budget ? cleared : null;
 }
+
+// The same plans in one go, for pure callers and tests; the request path runs the steps in slices.
+export const planCompaction = (l: Layout, base: BaseView, budget: number, rules: PlanRules): Plan => runSync(planCompactionSteps(l, base, budget, rules));
+export const planDegrade = (l: Layout, base: BaseView, budget: number, rules: PlanRules): Cut => runSync(planDegradeSteps(l, base, budget, rules));
+export const planPrepare = (l: Layout, base: BaseView, budget: number, rules: PlanRules): Cut | null => runSync(planPrepareSteps(l, base, budget, rules));
+export const planInterim = (l: Layout, base: BaseView, budget: number, rules: PlanRules): Cut | null => runSync(planInterimSteps(l, base, budget, rules));

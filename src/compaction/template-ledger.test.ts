@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../chat/types.js';
+import { runSync } from '../slicer.js';
 import { getTokenizer } from '../tokens/encodings.js';
 import { LEDGER_HEADING, ledgerCandidates, splitLedger } from './ledger.js';
-import { TEMPLATE_HEADER, buildTemplateSummary } from './template.js';
-import { type TemplateLedgerInput, templateWithLedger as withCandidates } from './template-ledger.js';
+import { buildTemplateSummary, TEMPLATE_HEADER } from './template.js';
+import { type TemplateLedgerInput, templateWithLedgerSteps } from './template-ledger.js';
 
-const templateWithLedger = (input: Omit<TemplateLedgerInput, 'candidates'>) => withCandidates({ ...input, candidates: ledgerCandidates(input.evicted, input.previous) });
+const templateWithLedger = (input: Omit<TemplateLedgerInput, 'candidates'>) =>
+  runSync(templateWithLedgerSteps({ ...input, candidates: ledgerCandidates(input.evicted, input.previous) }));
 
 const countText = (text: string) => getTokenizer('o200k_base').count(text);
 const bytes = (s: string): number => new TextEncoder().encode(s).length;

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../chat/types.js';
-import { applyLedger, LEDGER_HEADING, type LedgerResult, splitLedger } from './ledger.js';
+import type { Steps } from '../slicer.js';
+import { applyLedgerSteps, LEDGER_HEADING, type LedgerResult, splitLedger } from './ledger.js';
 import { buildTemplateSummary } from './template.js';
 
 // The ledger on the `template` strategy. The rollup keeps one line per message and loses its
@@ -18,16 +19,16 @@ export interface TemplateLedgerInput {
   candidates: readonly string[];
 }
 
-export function templateWithLedger(input: TemplateLedgerInput): LedgerResult {
+export function* templateWithLedgerSteps(input: TemplateLedgerInput): Steps<LedgerResult> {
   const { evicted, previous, maxBytes, countText, candidates } = input;
   // The rollup carries the previous rollup's lines; its ledger is carried by the ledger itself.
   const rollupPrevious = previous === null ? null : splitLedger(previous).body;
   const rollup = (bytes: number) => buildTemplateSummary({ previous: rollupPrevious, evicted, maxBytes: bytes });
-  const ledger = (text: string) => applyLedger({ candidates, text, maxTokens: Number.POSITIVE_INFINITY, countText, ...(maxBytes > 0 ? { maxBytes } : {}) });
-  const full = ledger(rollup(maxBytes));
+  const ledger = (text: string) => applyLedgerSteps({ candidates, text, maxTokens: Number.POSITIVE_INFINITY, countText, ...(maxBytes > 0 ? { maxBytes } : {}) });
+  const full = yield* ledger(rollup(maxBytes));
   if (full.dropped === 0 || maxBytes === 0) return full;
   const wanted = byteLength(`\n\n${LEDGER_HEADING}\n`) + (full.appended + full.dropped) * averageEntryBytes(full);
-  const shrunk = ledger(rollup(Math.max(Math.ceil(maxBytes / 2), maxBytes - wanted)));
+  const shrunk = yield* ledger(rollup(Math.max(Math.ceil(maxBytes / 2), maxBytes - wanted)));
   return shrunk.appended > full.appended ? shrunk : full;
 }
 

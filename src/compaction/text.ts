@@ -19,7 +19,7 @@ export function contentText(content: ChatMessage['content']): string {
 // Cuts by UTF-16 index would split an astral character (emoji) into a lone surrogate, which
 // JSON-encodes as garbage; these move the cut to the nearest whole character instead.
 
-function isLowSurrogate(code: number): boolean {
+export function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../chat/types.js';
-import { callsOf } from './tool-calls.js';
+import { headChars, tailChars } from './text.js';
+import { boundedCallText, callsOf } from './tool-calls.js';
 
 describe('callsOf', () => {
   it('lists tool calls, then a legacy function call', () => {
@@ -26,5 +27,26 @@ describe('callsOf', () => {
       { kind: 'tool_call', id: 'c', name: 'f', arguments: '{"a":1}' },
     ]);
     expect(callsOf({ role: 'assistant', tool_calls: {} as never })).toEqual([]);
+  });
+});
+
+describe('boundedCallText', () => {
+  const joined = (m: ChatMessage, content: string) => [content, ...callsOf(m).map((c) => c.arguments)].join('\n');
+
+  it('is the whole text for a message that fits', () => {
+    const m = { role: 'assistant', tool_calls: [null, { id: 'a', function: { name: 'f', arguments: '{"x":1}' } }], function_call: { name: 'g', arguments: { y: 2 } } };
+    expect(boundedCallText(m as unknown as ChatMessage, 'hello', 100, 100)).toBe(joined(m as unknown as ChatMessage, 'hello'));
+  });
+
+  it('has the same head and tail as the whole text for 20k parallel calls', () => {
+    const m: ChatMessage = {
+      role: 'assistant',
+      tool_calls: Array.from({ length: 20_000 }, (_, i) => ({ id: `c${i}`, type: 'function' as const, function: { name: 'f', arguments: `{"order":"ORD-${i}"}` } })),
+    };
+    const whole = joined(m, 'starting');
+    const bounded = boundedCallText(m, 'starting', 1000, 500);
+    expect(bounded.length).toBeLessThan(whole.length / 100);
+    expect(headChars(bounded, 1000)).toBe(headChars(whole, 1000));
+    expect(tailChars(bounded, 500)).toBe(tailChars(whole, 500));
   });
 });

@@ -14,16 +14,62 @@ export interface CallInfo {
 }
 
 export function callsOf(m: ChatMessage): CallInfo[] {
-  const calls: CallInfo[] = [];
-  for (const tc of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
-    if (tc === null || typeof tc !== 'object') continue;
-    calls.push({ kind: 'tool_call', id: typeof tc.id === 'string' ? tc.id : null, ...fn(tc.function) });
+  return [...eachCall(m)];
+}
+
+/** callsOf(m) one at a time: a message may carry 200k parallel calls. */
+export function* eachCall(m: ChatMessage): Generator<CallInfo, void, undefined> {
+  const slots = callSlots(m);
+  for (let i = 0; i < slots; i++) {
+    const call = callAt(m, i);
+    if (call) yield call;
   }
-  // Pre-tools clients send one `function_call` on the assistant message instead.
-  if (m['function_call'] !== null && typeof m['function_call'] === 'object') {
-    calls.push({ kind: 'function_call', id: null, ...fn(m['function_call']) });
+}
+
+/** Places for calls on the message: its tool calls, then a legacy function call (pre-tools clients). */
+function callSlots(m: ChatMessage): number {
+  return (Array.isArray(m.tool_calls) ? m.tool_calls.length : 0) + (hasLegacyCall(m) ? 1 : 0);
+}
+
+function hasLegacyCall(m: ChatMessage): boolean {
+  return m.function_call !== null && typeof m.function_call === 'object';
+}
+
+/** The call in slot `i`; null for a malformed tool call. */
+function callAt(m: ChatMessage, i: number): CallInfo | null {
+  const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
+  if (i >= calls.length) return { kind: 'function_call', id: null, ...fn(m.function_call) };
+  const tc = calls[i];
+  if (tc === null || typeof tc !== 'object') return null;
+  return { kind: 'tool_call', id: typeof tc.id === 'string' ? tc.id : null, ...fn(tc.function) };
+}
+
+/**
+ * The texts of a message's content and call arguments joined by newlines, reading only about
+ * `head` characters from its start and `tail` from its end (joined by a newline when it is
+ * longer): a message with 200k parallel calls is not turned into 200k call objects to scan 64 KB.
+ */
+export function boundedCallText(m: ChatMessage, content: string, head: number, tail: number): string {
+  const slots = callSlots(m);
+  const front: string[] = [content];
+  let frontChars = content.length;
+  let next = 0;
+  for (; next < slots && frontChars <= head + tail; next++) {
+    const call = callAt(m, next);
+    if (call === null) continue;
+    front.push(call.arguments);
+    frontChars += call.arguments.length + 1;
   }
-  return calls;
+  if (next === slots) return front.join('\n');
+  const back: string[] = [];
+  let backChars = 0;
+  for (let i = slots - 1; i >= next && backChars <= tail; i--) {
+    const call = callAt(m, i);
+    if (call === null) continue;
+    back.unshift(call.arguments);
+    backChars += call.arguments.length + 1;
+  }
+  return `${front.join('\n')}\n${back.join('\n')}`;
 }
 
 function fn(value: unknown): { name: string; arguments: string } {

@@ -1,8 +1,8 @@
 import type { ChatMessage } from '../chat/types.js';
-import { type Pause, noPause } from '../slicer.js';
+import { noPause, type Pause } from '../slicer.js';
 import { redact, redactSliced } from './redact.js';
 import { contentText, headChars, tailChars } from './text.js';
-import { callsOf, type CallInfo } from './tool-calls.js';
+import { type CallInfo, eachCall } from './tool-calls.js';
 
 // The evicted messages as the summarizer reads them: one `ROLE: text` entry per message. Tool
 // traffic is abbreviated because its bulk (file dumps, JSON) rarely matters for a summary and
@@ -36,12 +36,12 @@ export async function transcriptEntries(messages: readonly ChatMessage[], option
   const toolNames = new Map<string, string>();
   const entries: string[] = [];
   for (const m of messages) {
-    const calls = callsOf(m);
-    for (const [i, call] of calls.entries()) {
+    let calls = 0;
+    for (const call of eachCall(m)) {
       if (call.id !== null) toolNames.set(call.id, call.name);
-      if (i % 1024 === 1023) await pause();
+      if (++calls % 1024 === 0) await pause();
     }
-    entries.push(await renderMessage(m, calls, toolNames, bounds, pause));
+    entries.push(await renderMessage(m, calls > 0, toolNames, bounds, pause));
     await pause();
   }
   return entries;
@@ -59,7 +59,7 @@ export function abbreviate(text: string, maxChars: number): string {
   return `${head}[… ${text.length - head.length - tail.length} chars omitted …]${tail}`;
 }
 
-async function renderMessage(m: ChatMessage, calls: readonly CallInfo[], toolNames: ReadonlyMap<string, string>, bounds: TranscriptBounds, pause: Pause): Promise<string> {
+async function renderMessage(m: ChatMessage, hasCalls: boolean, toolNames: ReadonlyMap<string, string>, bounds: TranscriptBounds, pause: Pause): Promise<string> {
   // Every string of the message that is shown is redacted, not only its text: a key pasted as a
   // `name`, used as a tool's name or sent as an odd role is as secret as one in the text.
   const role = redact(String(m.role)).toUpperCase();
@@ -69,8 +69,8 @@ async function renderMessage(m: ChatMessage, calls: readonly CallInfo[], toolNam
   const text = await redactSliced(contentText(m.content), pause);
 
   const shown = isResult ? abbreviate(text, bounds.toolResultMaxChars) : text;
-  const lines: string[] = text !== '' || calls.length === 0 ? [indentContinuation(`${label}: ${shown}`)] : [];
-  for (const c of calls) {
+  const lines: string[] = text !== '' || !hasCalls ? [indentContinuation(`${label}: `) + (await indentContinuationSliced(shown, pause))] : [];
+  for (const c of eachCall(m)) {
     lines.push(indentContinuation(`${role} → ${c.kind} ${redact(c.name)}(${truncateArgs(c, bounds)})`));
     await pause();
   }
@@ -79,6 +79,22 @@ async function renderMessage(m: ChatMessage, calls: readonly CallInfo[], toolNam
 
 function indentContinuation(line: string): string {
   return line.replace(/\r\n?|[\n\u2028\u2029]/g, '\n  ');
+}
+
+const INDENT_PIECE_CHARS = 256 * 1024;
+
+/** indentContinuation(line) in pieces cut just after a newline (so no `\r\n` is split), with pauses. */
+async function indentContinuationSliced(line: string, pause: Pause): Promise<string> {
+  if (line.length <= INDENT_PIECE_CHARS) return indentContinuation(line);
+  const out: string[] = [];
+  for (let start = 0; start < line.length; ) {
+    const nl = line.indexOf('\n', start + INDENT_PIECE_CHARS);
+    const end = nl === -1 ? line.length : nl + 1;
+    out.push(indentContinuation(line.slice(start, end)));
+    start = end;
+    await pause();
+  }
+  return out.join('');
 }
 
 // Only the first toolArgsMaxChars of arguments are shown: redacting this much beyond them (so that

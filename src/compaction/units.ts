@@ -1,3 +1,4 @@
+import { runSync, STEP_EVERY, type Steps } from '../slicer.js';
 import type { ItemKind, NeutralItem } from './items.js';
 
 // Where recap may cut a conversation (DESIGN rule 1). After the pinned block, items group into
@@ -58,7 +59,7 @@ function unitKind(first: ItemKind): UnitKind {
   return 'other';
 }
 
-export function segment(items: readonly NeutralItem[], isOwnSummary: (index: number) => boolean): Segmentation {
+export function* segmentSteps(items: readonly NeutralItem[], isOwnSummary: (index: number) => boolean): Steps<Segmentation> {
   let pinnedCount = 0;
   let summaryIndex: number | null = null;
   while (pinnedCount < items.length && items[pinnedCount]!.kind === 'instruction') {
@@ -67,12 +68,13 @@ export function segment(items: readonly NeutralItem[], isOwnSummary: (index: num
   }
   const rest = items.slice(pinnedCount);
   const starts = rest.map((item, i) => startsUnit(item, rest[i - 1]));
-  joinResultsToTheirCalls(rest, starts);
+  yield* joinResultsToTheirCalls(rest, starts);
 
   const units: Unit[] = [];
   const rounds: Round[] = [];
   const unitAt = new Map<number, number>();
   for (let i = 0; i < rest.length; i++) {
+    if (i % STEP_EVERY === 0) yield;
     if (!starts[i]) continue;
     const previous = units.at(-1);
     if (previous) previous.end = i;
@@ -90,15 +92,36 @@ export function segment(items: readonly NeutralItem[], isOwnSummary: (index: num
   return { pinnedCount, summaryIndex, units, rounds, kinds: rest.map((item) => item.kind), unitAt };
 }
 
-/** Clears every unit start between a call and its result, so the two always share a unit. */
-function joinResultsToTheirCalls(rest: readonly NeutralItem[], starts: boolean[]): void {
+export function segment(items: readonly NeutralItem[], isOwnSummary: (index: number) => boolean): Segmentation {
+  return runSync(segmentSteps(items, isOwnSummary));
+}
+
+/**
+ * Clears every unit start between a call and its result, so the two always share a unit. Each
+ * such span (call, result] is marked in a difference array, so that 200k results of one message's
+ * parallel calls cost one pass, not one pass each.
+ */
+function* joinResultsToTheirCalls(rest: readonly NeutralItem[], starts: boolean[]): Steps<void> {
   const issuedAt = new Map<string, number>();
-  rest.forEach((item, i) => {
-    for (const call of item.calls) issuedAt.set(call.id, i);
+  const opened = new Int32Array(rest.length + 1);
+  // Counted in items and calls: one message may carry 200k parallel calls.
+  let work = 0;
+  for (const [i, item] of rest.entries()) {
+    for (const call of item.calls) {
+      issuedAt.set(call.id, i);
+      if (++work % STEP_EVERY === 0) yield;
+    }
+    if (++work % STEP_EVERY === 0) yield;
     const callIndex = item.kind === 'result' && item.resultOf !== null ? issuedAt.get(item.resultOf) : undefined;
-    if (callIndex === undefined) return;
-    for (let k = callIndex + 1; k <= i; k++) starts[k] = false;
-  });
+    if (callIndex === undefined || callIndex >= i) continue;
+    opened[callIndex + 1]! += 1;
+    opened[i + 1]! -= 1;
+  }
+  let inside = 0;
+  for (let k = 0; k < rest.length; k++) {
+    inside += opened[k]!;
+    if (inside > 0) starts[k] = false;
+  }
 }
 
 /** The steps of the request (units of kind step), oldest first. */

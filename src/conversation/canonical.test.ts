@@ -98,6 +98,10 @@ describe('primeMessageHash', () => {
     const messages = [
       { role: 'assistant', content: null, tool_calls: calls },
       { role: 'user', content: [{ type: 'text', text: 'x', meta: wide }] },
+      { role: 'tool', tool_call_id: 'c1', name: 'lookup', content: 'plain text', function_call: { name: 'g', arguments: '{}' } },
+      { role: 'user', name: 'ann', content: [] },
+      // Hashed in chunks: each chunk boundary falls inside an emoji's surrogate pair.
+      { role: 'user', content: `a${'😀'.repeat(600_000)}` },
     ] as unknown as ChatMessage[];
     const expected = messages.map((m) => messageHash({ ...m }));
     let pauses = 0;

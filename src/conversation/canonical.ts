@@ -1,5 +1,6 @@
-import { hash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { ChatMessage } from '../chat/types.js';
+import { isLowSurrogate } from '../compaction/text.js';
 import { stringifyJson, stringifyJsonSliced } from '../json/stringify.js';
 import type { Pause } from '../slicer.js';
 
@@ -33,28 +34,33 @@ function sha256(text: string): string {
   return hash('sha256', text, 'base64url');
 }
 
-/** A field prefixed with its length, so that no two different field lists join to the same text. */
-function field(value: string): string {
-  return `${value.length}:${value}`;
-}
-
 /** The structured fields of a message (content parts, tool calls, function_call), absent ones as undefined. */
-function structured(m: ChatMessage): [unknown, unknown, unknown] {
+function structured(m: ChatMessage, toolCalls = isEmpty(m.tool_calls) ? undefined : (m.tool_calls as unknown[]).map(canonicalToolCall)): [unknown, unknown, unknown] {
   const c = m.content;
-  return [
-    isEmpty(c) || typeof c === 'string' ? undefined : c,
-    isEmpty(m.tool_calls) ? undefined : (m.tool_calls as unknown[]).map(canonicalToolCall),
-    isEmpty(m.function_call) ? undefined : m.function_call,
-  ];
+  return [isEmpty(c) || typeof c === 'string' ? undefined : c, toolCalls, isEmpty(m.function_call) ? undefined : m.function_call];
 }
 
 /** The text hashed for a message, given the canonical JSON of its structured fields. */
-function canonicalText(m: ChatMessage, [content, calls, legacyCall]: (string | undefined)[]): string {
+function canonicalText(m: ChatMessage, json: (string | undefined)[]): string {
+  return canonicalPieces(
+    m,
+    json.map((j) => (j === undefined ? undefined : [j])),
+  ).join('');
+}
+
+/** canonicalText in pieces, each structured field's JSON given in pieces. */
+function canonicalPieces(m: ChatMessage, [content, calls, legacyCall]: (string[] | undefined)[]): string[] {
   const c = m.content;
-  const text = content !== undefined ? `j${content}` : typeof c === 'string' ? (c === '' ? '' : `s${c}`) : '';
+  const text = content !== undefined ? ['j', ...content] : typeof c === 'string' ? (c === '' ? [] : ['s', c]) : [];
   const name = isEmpty(m.name) ? '' : String(m.name);
   const callId = isEmpty(m.tool_call_id) ? '' : String(m.tool_call_id);
-  return field(String(m.role)) + field(name) + field(text) + field(calls ?? '') + field(callId) + field(legacyCall ?? '');
+  return [String(m.role), name, text, calls ?? [], callId, legacyCall ?? []].flatMap(fieldPieces);
+}
+
+/** A field prefixed with its length, so that no two different field lists join to the same text. */
+function fieldPieces(value: string | string[]): string[] {
+  const parts = typeof value === 'string' ? [value] : value;
+  return [`${parts.reduce((n, p) => n + p.length, 0)}:`, ...parts];
 }
 
 // Hashes of big structured messages, worked out in slices ahead of the request path
@@ -82,9 +88,40 @@ export function messageHash(m: ChatMessage): string {
 /** Works out messageHash(m) with pauses, for later calls to find (200k tool calls: 0.6 s in one go). */
 export async function primeMessageHash(m: ChatMessage, pause: Pause): Promise<void> {
   if (primed.has(m)) return;
-  const json: (string | undefined)[] = [];
-  for (const v of structured(m)) json.push(v === undefined ? undefined : await stringifyJsonSliced(v, CANONICAL, pause));
-  primed.set(m, sha256(canonicalText(m, json)));
+  let toolCalls: unknown[] | undefined;
+  if (!isEmpty(m.tool_calls)) {
+    toolCalls = [];
+    for (const tc of m.tool_calls as unknown[]) {
+      toolCalls.push(canonicalToolCall(tc));
+      const due = pause();
+      if (due) await due;
+    }
+  }
+  const json: (string[] | undefined)[] = [];
+  for (const v of structured(m, toolCalls)) json.push(v === undefined ? undefined : await stringifyJsonSliced(v, CANONICAL, pause));
+  // Fed to the hash piece by piece: the same digest as of the joined text, without a 15 MB string.
+  const digest = createHash('sha256');
+  for (const piece of canonicalPieces(m, json)) {
+    for (const chunk of hashChunks(piece)) {
+      digest.update(chunk);
+      const due = pause();
+      if (due) await due;
+    }
+  }
+  primed.set(m, digest.digest('base64url'));
+}
+
+// About a millisecond of hashing each.
+const HASH_CHUNK_CHARS = 512 * 1024;
+
+/** A piece in chunks for the hash, never cut inside a surrogate pair (half of one encodes as U+FFFD). */
+function* hashChunks(piece: string): Generator<string> {
+  for (let at = 0; at < piece.length; ) {
+    let end = Math.min(piece.length, at + HASH_CHUNK_CHARS);
+    if (end < piece.length && isLowSurrogate(piece.charCodeAt(end))) end--;
+    yield at === 0 && end === piece.length ? piece : piece.slice(at, end);
+    at = end;
+  }
 }
 
 /** chain[i] identifies messages[0..i] in order: chain[i] = H(chain[i-1] + hash(messages[i])). */

@@ -110,8 +110,13 @@ export class JsonWriter {
 
   /** The text written; complete once run() returned true. */
   text(): string {
+    return this.pieces().join('');
+  }
+
+  /** The text written, as pieces to use in turn (hashing 15 MB needs no 15 MB string). */
+  pieces(): string[] {
     this.flush();
-    return this.chunks.join('');
+    return this.chunks;
   }
 
   /**
@@ -209,9 +214,9 @@ export function stringifyJson(value: unknown, options: StringifyOptions = {}): s
 // Work between two looks at the clock (see run()).
 const WORK_PER_CHECK = 2048;
 
-/** stringifyJson(value, options), pausing between slices of steps. */
-export async function stringifyJsonSliced(value: unknown, options: StringifyOptions, pause: Pause): Promise<string> {
+/** stringifyJson(value, options), pausing between slices of steps; the text in pieces. */
+export async function stringifyJsonSliced(value: unknown, options: StringifyOptions, pause: Pause): Promise<string[]> {
   const writer = new JsonWriter(value, options);
   while (!writer.run(WORK_PER_CHECK)) await pause();
-  return writer.text();
+  return writer.pieces();
 }

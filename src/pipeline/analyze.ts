@@ -1,8 +1,9 @@
 import type { NeutralItem } from '../compaction/items.js';
 import type { BaseView, Layout } from '../compaction/layout.js';
 import type { SummaryCodec } from '../compaction/summary-message.js';
-import { type Segmentation, segment } from '../compaction/units.js';
+import { type Segmentation, segmentSteps } from '../compaction/units.js';
 import { hashChain } from '../conversation/canonical.js';
+import { runSync, STEP_EVERY, type Steps } from '../slicer.js';
 import type { WireItems } from './wire.js';
 
 // A request taken apart for compaction: the pinned block, the rest with its token counts and
@@ -19,6 +20,8 @@ export interface Analysis<T> {
   layout: Layout;
   /** Hash-chain links of `rest`; computed on first use (a request far below its budget never needs them). */
   readonly links: string[];
+  /** The same links worked out in steps (the request path's way: 100k items hash for ~100 ms). */
+  linksSteps(): Steps<string[]>;
   /** recap's own summary, sent back by the client inside its pinned block, if any. */
   clientSummary: string | null;
   summaryTokens(text: string | null): number;
@@ -40,13 +43,28 @@ export interface AnalysisInput<T> {
 }
 
 export function analyze<T>(input: AnalysisInput<T>): Analysis<T> {
+  return runSync(analyzeSteps(input));
+}
+
+export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
   const { items, wire, codec } = input;
-  const neutral: NeutralItem[] = items.map((item) => wire.describe(item));
+  const neutral: NeutralItem[] = [];
+  let work = 0;
+  for (const item of items) {
+    const described = wire.describe(item);
+    neutral.push(described);
+    // Counted in items and calls: one message may carry 200k parallel calls.
+    work += 1 + described.calls.length;
+    if (work >= STEP_EVERY) {
+      work = 0;
+      yield;
+    }
+  }
   const ownSummary = (i: number) => {
     const text = wire.sealedTextOf(items[i]!);
     return text !== null && codec.unseal(text) !== null;
   };
-  const seg = segment(neutral, ownSummary);
+  const seg = yield* segmentSteps(neutral, ownSummary);
   const pinned = items.slice(0, seg.pinnedCount).filter((_, i) => i !== seg.summaryIndex);
   let pinnedTokens = 0;
   for (let i = 0; i < seg.pinnedCount; i++) if (i !== seg.summaryIndex) pinnedTokens += input.tokens[i]!;
@@ -95,6 +113,17 @@ export function analyze<T>(input: AnalysisInput<T>): Analysis<T> {
     layout,
     get links() {
       links ??= hashChain(input.hashes.slice(seg.pinnedCount));
+      return links;
+    },
+    *linksSteps() {
+      if (links) return links;
+      const chain: string[] = [];
+      const hashes = input.hashes.slice(seg.pinnedCount);
+      for (let i = 0; i < hashes.length; i += STEP_EVERY) {
+        chain.push(...hashChain(hashes.slice(i, i + STEP_EVERY), chain.at(-1) ?? ''));
+        yield;
+      }
+      links = chain;
       return links;
     },
     clientSummary: sent === null ? null : codec.unseal(sent),

@@ -1,8 +1,9 @@
 import { JobQueue } from '../background/job-queue.js';
-import { viewTokens } from '../compaction/layout.js';
-import { planPrepare } from '../compaction/plan.js';
+import { viewTokensSteps } from '../compaction/layout.js';
+import { planPrepareSteps } from '../compaction/plan.js';
+import { createSlicer, runSliced, SLICE_MS } from '../slicer.js';
 import type { Analysis } from './analyze.js';
-import { baseView, candidates } from './choose-view.js';
+import { type Base, baseView, candidatesSteps } from './choose-view.js';
 import type { Decision } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { planRules } from './plan-rules.js';
@@ -51,10 +52,10 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
     let record = await deps.records.load(ctx.key);
     for (let round = 0; round < MAX_ROUNDS; round++) {
       if (record === 'unavailable') return 'failed';
-      const all = candidates(a, record);
+      const all = await runSliced(candidatesSteps(a, record), ctx.pause);
       const from = all[all.length - 1]!.base;
       // Planned from what is stored now: skipped when the newest checkpoint still leaves room.
-      const cut = planPrepare(a.layout, baseView(a, from), budget, rules);
+      const cut = await runSliced(planPrepareSteps(a.layout, baseView(a, from), budget, rules), ctx.pause);
       if (!cut || !(await deps.tenantBudget.allows(ctx.identity.tenant))) return 'skipped';
       const prefix = prefixOfCut(cut);
       const claim = { id: a.links[prefix - 1]!, prefix, link: a.links[prefix - 1]! };
@@ -82,34 +83,59 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
     return 'skipped';
   }
 
+  // Looks at requests not yet queued: idle() waits for them too.
+  const looking = new Set<Promise<void>>();
+
+  function enqueue<T>(jobCtx: StepContext, a: Analysis<T>, links: string[], budget: number, bytes: number): void {
+    const outcome = queue.push({
+      group: `${jobCtx.key.tenant}.${jobCtx.key.conversation}`,
+      links,
+      bytes,
+      run: async () => {
+        const result = await run(jobCtx, a, budget);
+        metrics.backgroundJobs.inc({ outcome: result });
+        logger.info({ conversation: jobCtx.log.conversation, outcome: result }, 'background compaction');
+      },
+    });
+    if (outcome === 'queued' || outcome === 'replaced') logger.debug({ conversation: jobCtx.log.conversation, outcome }, 'background compaction queued');
+  }
+
   return {
     consider(ctx, a, decision, budget, bytes) {
       const { compaction } = ctx.model;
       if (!config.background.enabled || !ctx.keepsRecords || compaction.strategy !== 'summarize' || decision.action === 'degraded') return;
-      // A first look from what this request saw; the job plans again when it runs.
-      const from = decision.furthest ?? decision.base;
-      if (viewTokens(a.layout, baseView(a, from)) <= compaction.prepare_ratio * budget) return;
-      // The tenant's allowance is checked when the job runs: it is kept in the store.
-      if (!planPrepare(a.layout, baseView(a, from), budget, planRules(compaction))) return;
       const jobCtx = backgroundContext(ctx, shutdown.signal);
-      const outcome = queue.push({
-        group: `${ctx.key.tenant}.${ctx.key.conversation}`,
-        links: a.links,
-        bytes,
-        run: async () => {
-          const result = await run(jobCtx, a, budget);
-          metrics.backgroundJobs.inc({ outcome: result });
-          logger.info({ conversation: jobCtx.log.conversation, outcome: result }, 'background compaction');
-        },
-      });
-      if (outcome === 'queued' || outcome === 'replaced') logger.debug({ conversation: ctx.log.conversation, outcome }, 'background compaction queued');
+      const look = worthPreparing(jobCtx, a, decision.furthest ?? decision.base, budget)
+        .then((links) => {
+          if (links) enqueue(jobCtx, a, links, budget, bytes);
+        })
+        .catch((err: unknown) => logger.error({ err }, 'background compaction not queued'))
+        .finally(() => looking.delete(look));
+      looking.add(look);
     },
-    idle: () => queue.idle(),
+    idle: async () => {
+      while (looking.size > 0) await Promise.all(looking);
+      await queue.idle();
+    },
     close: async () => {
       shutdown.abort();
+      await Promise.all(looking);
       await queue.close();
     },
   };
+}
+
+/**
+ * A first look from what the request saw (the job plans again when it runs), in slices as the
+ * request's own planning is: the links of a job worth queuing, else null. The tenant's allowance
+ * is checked when the job runs: it is kept in the store.
+ */
+async function worthPreparing<T>(ctx: StepContext, a: Analysis<T>, from: Base, budget: number): Promise<string[] | null> {
+  const { compaction } = ctx.model;
+  const view = baseView(a, from);
+  if ((await runSliced(viewTokensSteps(a.layout, view), ctx.pause)) <= compaction.prepare_ratio * budget) return null;
+  if (!(await runSliced(planPrepareSteps(a.layout, view, budget, planRules(compaction)), ctx.pause))) return null;
+  return runSliced(a.linksSteps(), ctx.pause);
 }
 
 /**
@@ -130,6 +156,7 @@ function backgroundContext(ctx: StepContext, signal: AbortSignal): StepContext {
     keepsRecords: ctx.keepsRecords,
     log: { startedAt: 0, method: 'POST', route: ctx.log.route, conversation: ctx.log.conversation },
     signal,
+    pause: createSlicer(SLICE_MS),
     authorization: upstream?.api_key ? undefined : ctx.authorization,
     recordSummarizer: summarizerRecorder(ctx.deps, ctx.model, ctx.identity.tenant),
   };

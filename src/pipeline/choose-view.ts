@@ -1,5 +1,6 @@
 import type { BaseView } from '../compaction/layout.js';
-import { cutIndex, viewTokens } from '../compaction/layout.js';
+import { cutIndex, viewTokensSteps } from '../compaction/layout.js';
+import { runSync, type Steps } from '../slicer.js';
 import { applies, isLive, prefixOf } from '../store/checkpoints.js';
 import type { Checkpoint, ConversationRecord } from '../store/store.js';
 import type { Analysis } from './analyze.js';
@@ -44,10 +45,9 @@ function fitsRequest<T>(a: Analysis<T>, cp: Checkpoint): boolean {
   return (cp.cleared ?? []).every((i) => i >= cp.covered && i < prefix && a.seg.kinds[i] === 'result');
 }
 
-/** Live checkpoints that apply to this request, least compacted first. */
-export function matchingCheckpoints<T>(a: Analysis<T>, record: ConversationRecord | null, now = Date.now()): Checkpoint[] {
+/** Live checkpoints that apply to this request (with these chain links), least compacted first. */
+export function matchingCheckpoints<T>(a: Analysis<T>, record: ConversationRecord | null, now = Date.now(), links = record ? a.links : []): Checkpoint[] {
   if (!record) return [];
-  const links = a.links;
   return record.checkpoints
     .filter((cp) => isLive(cp, now) && applies(cp, links) && fitsRequest(a, cp))
     .sort((x, y) => x.covered - y.covered || (x.cleared?.length ?? 0) - (y.cleared?.length ?? 0));
@@ -59,9 +59,16 @@ export function checkpointBase<T>(a: Analysis<T>, cp: Checkpoint): Base {
 }
 
 /** "No stored summary" first, then every matching checkpoint, least compacted first. */
+export function* candidatesSteps<T>(a: Analysis<T>, record: ConversationRecord | null): Steps<CandidateCosts[]> {
+  const links = record ? yield* a.linksSteps() : [];
+  const bases = [noSummaryBase(a), ...matchingCheckpoints(a, record, Date.now(), links).map((cp) => checkpointBase(a, cp))];
+  const out: CandidateCosts[] = [];
+  for (const base of bases) out.push({ base, tokens: yield* viewTokensSteps(a.layout, baseView(a, base)) });
+  return out;
+}
+
 export function candidates<T>(a: Analysis<T>, record: ConversationRecord | null): CandidateCosts[] {
-  const bases = [noSummaryBase(a), ...matchingCheckpoints(a, record).map((cp) => checkpointBase(a, cp))];
-  return bases.map((base) => ({ base, tokens: viewTokens(a.layout, baseView(a, base)) }));
+  return runSync(candidatesSteps(a, record));
 }
 
 /** The first candidate (least compacted) that fits, else the most compacted one as the base to compact from. */

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { type Cut, planCompaction, planDegrade, planInterim } from '../compaction/plan.js';
-import { viewTokens } from '../compaction/layout.js';
+import { viewTokensSteps } from '../compaction/layout.js';
+import { type Cut, planCompactionSteps, planDegradeSteps, planInterimSteps } from '../compaction/plan.js';
+import { runSliced } from '../slicer.js';
 import type { Checkpoint, ConversationRecord } from '../store/store.js';
 import { type Analysis, buildView } from './analyze.js';
-import { type Base, baseView, candidates, chooseBase, noSummaryBase } from './choose-view.js';
+import { type Base, baseView, type CandidateCosts, candidatesSteps, chooseBase, noSummaryBase } from './choose-view.js';
 import { planRules } from './plan-rules.js';
 import { claimCompaction, lockTtl, waitForHolders } from './single-flight.js';
-import { type Strategy, checkpointForCut, describeCheckpoint, prefixOfCut } from './span-checkpoint.js';
+import { checkpointForCut, describeCheckpoint, prefixOfCut, type Strategy } from './span-checkpoint.js';
 import type { StepContext } from './step-context.js';
 
 // What one request's view is (DESIGN "One request": load record → choose the view → plan: fits /
@@ -47,9 +48,8 @@ const PENDING_MS = 10 * 60_000;
 // Rereads of the record after another compaction landed, before degrading: each means progress.
 const MAX_ROUNDS = 8;
 
-/** Forward the base's view: the client's own bytes when no stored checkpoint is involved. */
-export function unchanged<T>(a: Analysis<T>, base: Base): Decision<T> {
-  const tokens = viewTokens(a.layout, baseView(a, base));
+/** Forward a candidate's view: the client's own bytes when no stored checkpoint is involved. */
+export function unchanged<T>(a: Analysis<T>, { base, tokens }: CandidateCosts): Decision<T> {
   const confirm = base.checkpoint?.pendingUntil === undefined ? [] : [base.checkpoint];
   if (!base.checkpoint) return { action: 'none', base, view: null, viewTokens: tokens, confirm };
   return { action: 'reused', base, view: buildView(a, base.summary, base), viewTokens: tokens, confirm };
@@ -59,19 +59,20 @@ function fromCut(cut: Cut, checkpoint: Checkpoint, summary: string | null): Base
   return { covered: cut.covered, kept: cut.kept, cleared: new Set(cut.cleared), summary, checkpoint };
 }
 
-function compacted<T>(a: Analysis<T>, cut: Cut, checkpoint: Checkpoint, extra: Partial<Decision<T>> = {}): Decision<T> {
+async function compacted<T>(ctx: StepContext, a: Analysis<T>, cut: Cut, checkpoint: Checkpoint, extra: Partial<Decision<T>> = {}): Promise<Decision<T>> {
   const next = fromCut(cut, checkpoint, checkpoint.summary || a.clientSummary);
-  return { action: 'compacted', base: next, view: buildView(a, next.summary, next), viewTokens: viewTokens(a.layout, baseView(a, next)), confirm: [], ...extra };
+  const tokens = await runSliced(viewTokensSteps(a.layout, baseView(a, next)), ctx.pause);
+  return { action: 'compacted', base: next, view: buildView(a, next.summary, next), viewTokens: tokens, confirm: [], ...extra };
 }
 
 /** A view made by clearing alone (rule 11): no summarizer call; its checkpoint is stored after a 2xx. */
-function cleared<T>(a: Analysis<T>, cut: Cut, from: Base, noStore: boolean): Decision<T> {
+function cleared<T>(ctx: StepContext, a: Analysis<T>, cut: Cut, from: Base, noStore: boolean): Promise<Decision<T>> {
   const checkpoint = describeCheckpoint(a, cut, from.checkpoint?.summary ?? '', from.checkpoint?.model ?? 'clearing');
-  return compacted(a, cut, checkpoint, noStore ? {} : { write: checkpoint });
+  return compacted(ctx, a, cut, checkpoint, noStore ? {} : { write: checkpoint });
 }
 
-function degrade<T>(ctx: StepContext, a: Analysis<T>, base: Base, budget: number, reason: string): Decision<T> {
-  const cut = planDegrade(a.layout, baseView(a, base), budget, planRules(ctx.model.compaction));
+async function degrade<T>(ctx: StepContext, a: Analysis<T>, base: Base, budget: number, reason: string): Promise<Decision<T>> {
+  const cut = await runSliced(planDegradeSteps(a.layout, baseView(a, base), budget, planRules(ctx.model.compaction)), ctx.pause);
   ctx.deps.logger.warn({ conversation: ctx.log.conversation, reason }, 'compaction degraded: dropping oldest items for this request');
   const view = { covered: cut.covered, kept: cut.kept, cleared: new Set(cut.cleared) };
   const confirm = base.checkpoint?.pendingUntil === undefined ? [] : [base.checkpoint];
@@ -82,8 +83,10 @@ export async function decide<T>(ctx: StepContext, a: Analysis<T>, budget: number
   const { compaction } = ctx.model;
   // Below both lines no stored summary can be needed (the least compacted view that fits is the
   // client's own) and nothing is prepared, so the store is not even asked.
-  const raw = viewTokens(a.layout, baseView(a, noSummaryBase(a)));
-  if (raw <= compaction.trigger_ratio * budget && raw <= compaction.prepare_ratio * budget) return unchanged(a, noSummaryBase(a));
+  const raw = await runSliced(viewTokensSteps(a.layout, baseView(a, noSummaryBase(a))), ctx.pause);
+  if (raw <= compaction.trigger_ratio * budget && raw <= compaction.prepare_ratio * budget) return unchanged(a, { base: noSummaryBase(a), tokens: raw });
+  // The chain links identify the checkpoints (rule 6); on a big request they take a while to hash.
+  await runSliced(a.linksSteps(), ctx.pause);
   const record = ctx.keepsRecords ? await ctx.deps.records.load(ctx.key) : null;
   return settle(ctx, a, budget, record === 'unavailable' ? null : record, record === 'unavailable' || !ctx.keepsRecords);
 }
@@ -94,16 +97,16 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
   const waitUntil = Date.now() + ctx.deps.config.server.compaction_wait_ms;
   let record = first;
   for (let round = 0; ; round++) {
-    const all = candidates(a, record);
+    const all = await runSliced(candidatesSteps(a, record), ctx.pause);
     const furthest = all[all.length - 1]!.base;
     const withFurthest = (d: Decision<T>): Decision<T> => (furthest.covered > d.base.covered || furthest.cleared.size > d.base.cleared.size ? { ...d, furthest } : d);
     const { choice, fits } = chooseBase(all, compaction.trigger_ratio * budget);
-    if (fits) return withFurthest(unchanged(a, choice.base));
+    if (fits) return withFurthest(unchanged(a, choice));
     const from = choice.base;
     if (round >= MAX_ROUNDS) return degrade(ctx, a, from, budget, 'compaction_busy');
-    const plan = planCompaction(a.layout, baseView(a, from), budget, rules);
-    if (plan.kind === 'fits' || plan.kind === 'irreducible') return unchanged(a, from);
-    if (plan.kind === 'clear') return cleared(a, plan, from, noStore);
+    const plan = await runSliced(planCompactionSteps(a.layout, baseView(a, from), budget, rules), ctx.pause);
+    if (plan.kind === 'fits' || plan.kind === 'irreducible') return unchanged(a, choice);
+    if (plan.kind === 'clear') return cleared(ctx, a, plan, from, noStore);
     if (ctx.model.compaction.strategy === 'summarize' && !(await ctx.deps.proofs.mayPay(ctx.identity.tenant, ctx.model))) {
       return degrade(ctx, a, from, budget, 'credential_not_yet_accepted');
     }
@@ -111,8 +114,8 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
     if (strategy !== 'summarize' || noStore) return summarizeUnshared(ctx, a, from, plan, strategy, budget, noStore);
     // Clearing costs nothing: while it still makes the view fit, the summary is left to background
     // preparation (rule 10) or to the compaction already running, and this request waits for none.
-    const interim = planInterim(a.layout, baseView(a, from), budget, rules);
-    if (interim && ctx.deps.config.background.enabled) return cleared(a, interim, from, false);
+    const interim = await runSliced(planInterimSteps(a.layout, baseView(a, from), budget, rules), ctx.pause);
+    if (interim && ctx.deps.config.background.enabled) return cleared(ctx, a, interim, from, false);
 
     const prefix = prefixOfCut(plan);
     const claim = { id: a.links[prefix - 1]!, prefix, link: a.links[prefix - 1]! };
@@ -125,12 +128,12 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
       continue;
     }
     if (claimed.kind === 'wait') {
-      if (interim) return cleared(a, interim, from, false);
+      if (interim) return cleared(ctx, a, interim, from, false);
       const done = await waitForHolders(ctx.deps.records, ctx.key, claimed.holders, waitUntil, ctx.signal);
       record = await reload(ctx, record);
       if (done) continue;
-      const after = chooseBase(candidates(a, record), compaction.trigger_ratio * budget);
-      return after.fits ? withFurthest(unchanged(a, after.choice.base)) : degrade(ctx, a, after.choice.base, budget, 'compaction_wait_timeout');
+      const after = chooseBase(await runSliced(candidatesSteps(a, record), ctx.pause), compaction.trigger_ratio * budget);
+      return after.fits ? withFurthest(unchanged(a, after.choice)) : degrade(ctx, a, after.choice.base, budget, 'compaction_wait_timeout');
     }
     // The record was read before the claim: a compaction that landed in between must be used, not made again.
     const fresh = await ctx.deps.records.load(ctx.key);
@@ -168,7 +171,7 @@ async function strategyFor(ctx: StepContext): Promise<Strategy> {
 async function summarizeUnshared<T>(ctx: StepContext, a: Analysis<T>, from: Base, cut: Cut, strategy: Strategy, budget: number, noStore: boolean): Promise<Decision<T>> {
   const made = await checkpointForCut(ctx, a, from, cut, strategy, 'inline', ctx.signal);
   if (!made.ok) return degrade(ctx, a, from, budget, made.reason);
-  return compacted(a, cut, made.checkpoint, noStore ? {} : { write: made.checkpoint });
+  return compacted(ctx, a, cut, made.checkpoint, noStore ? {} : { write: made.checkpoint });
 }
 
 /** With the claim held: summarize, and make the summary visible at once as a provisional checkpoint. */
@@ -177,6 +180,6 @@ async function summarizeShared<T>(ctx: StepContext, a: Analysis<T>, from: Base, 
   if (!made.ok) return degrade(ctx, a, from, budget, made.reason);
   const pendingToken = randomBytes(12).toString('base64url');
   const provisional: Checkpoint = { ...made.checkpoint, pendingUntil: Date.now() + PENDING_MS, pendingToken };
-  if (!(await ctx.deps.records.add(ctx.key, provisional, a.links))) return compacted(a, cut, made.checkpoint, { write: made.checkpoint, claim });
-  return compacted(a, cut, provisional, { confirm: [provisional], ownPending: pendingToken });
+  if (!(await ctx.deps.records.add(ctx.key, provisional, a.links))) return compacted(ctx, a, cut, made.checkpoint, { write: made.checkpoint, claim });
+  return compacted(ctx, a, cut, provisional, { confirm: [provisional], ownPending: pendingToken });
 }

@@ -1,12 +1,12 @@
 import type { ChatMessage } from '../chat/types.js';
 import { chunkTranscript, summarizeInChunks } from '../compaction/chunks.js';
-import { collectLedgerCandidates, type LedgerCounts, ledgerForSummary, ledgerReserve } from '../compaction/ledger.js';
+import { collectLedgerCandidates, type LedgerCounts, ledgerForSummarySteps, ledgerReserve } from '../compaction/ledger.js';
 import { buildSummarizerMessages } from '../compaction/prompt.js';
 import { buildTemplateSummary } from '../compaction/template.js';
-import { templateWithLedger } from '../compaction/template-ledger.js';
+import { templateWithLedgerSteps } from '../compaction/template-ledger.js';
 import { transcriptEntries } from '../compaction/transcript.js';
 import type { CompactionConfig } from '../config.js';
-import { SLICE_MS, createSlicer } from '../slicer.js';
+import { createSlicer, runSliced, SLICE_MS } from '../slicer.js';
 import { type Summarizer, SummarizerError, type SummarizerFailure } from '../summarizer/client.js';
 
 // Turns an evicted span into the next summary text, by the model's strategy. Only `summarize`
@@ -37,7 +37,8 @@ export async function makeSummary(req: SummaryRequest): Promise<SummaryResult> {
   if (req.strategy === 'template') {
     const input = { previous: req.previous, evicted: req.evicted, maxBytes: req.compaction.template_max_bytes };
     if (!req.compaction.ledger) return { ok: true, text: buildTemplateSummary(input), summarizerTokens: 0, calls: 0 };
-    const { text, ...ledger } = templateWithLedger({ ...input, countText: req.countText, candidates: await collectLedgerCandidates(req.evicted, req.previous) });
+    const candidates = await collectLedgerCandidates(req.evicted, req.previous);
+    const { text, ...ledger } = await runSliced(templateWithLedgerSteps({ ...input, countText: req.countText, candidates }), createSlicer(SLICE_MS));
     return { ok: true, text, summarizerTokens: 0, calls: 0, ledger };
   }
   const max = req.compaction.summary_max_tokens;
@@ -46,7 +47,7 @@ export async function makeSummary(req: SummaryRequest): Promise<SummaryResult> {
   const candidates = await collectLedgerCandidates(req.evicted, req.previous);
   const made = await summarizeSpan(req, max - ledgerReserve(candidates, max, req.countText));
   if (!made.ok) return made;
-  const { text, ...ledger } = ledgerForSummary({ ...req, candidates, text: made.text, summaryMaxTokens: max });
+  const { text, ...ledger } = await runSliced(ledgerForSummarySteps({ ...req, candidates, text: made.text, summaryMaxTokens: max }), createSlicer(SLICE_MS));
   return { ...made, text, ledger };
 }
 

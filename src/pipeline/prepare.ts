@@ -2,12 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import type { RequestLog } from '../chat/request-log.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import type { ModelConfig } from '../config.js';
-import { type Identity, credentialOf } from '../conversation/identify.js';
+import { credentialOf, type Identity } from '../conversation/identify.js';
+import { createSlicer, runSliced, SLICE_MS } from '../slicer.js';
 import type { TokenCounter } from '../tokens/counter.js';
-import { analyze } from './analyze.js';
+import { analyzeSteps } from './analyze.js';
 import { decide } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
-import { type PlanTokens, type RoutePlan, createRoutePlan } from './route-plan.js';
+import { createRoutePlan, type PlanTokens, type RoutePlan } from './route-plan.js';
 import { type StepContext, summarizerRecorder } from './step-context.js';
 import type { WireItems } from './wire.js';
 
@@ -54,15 +55,18 @@ export async function planCompaction<T>(
   // Forwarded first, it is below both lines by proof: nothing to choose, store or prepare.
   if (input.forwardedFirst) return planUntouched(deps, input, counted, budget, identity);
   const ctx = stepContext(deps, input, model, counted.counter, identity);
-  const a = analyze({
-    items: request.items,
-    tokens: counted.perItem,
-    hashes: counted.hashes,
-    primingTokens: counted.fixedTokens,
-    countItem: counted.countItem,
-    wire: request.wire,
-    codec: summaryCodec(deps.secret, identity.tenant),
-  });
+  const a = await runSliced(
+    analyzeSteps({
+      items: request.items,
+      tokens: counted.perItem,
+      hashes: counted.hashes,
+      primingTokens: counted.fixedTokens,
+      countItem: counted.countItem,
+      wire: request.wire,
+      codec: summaryCodec(deps.secret, identity.tenant),
+    }),
+    ctx.pause,
+  );
   const decision = await decide(ctx, a, budget);
   return createRoutePlan({ deps, log, tokens: counted, model, budget, identity, compaction: { ctx, a, decision, budget, bytes: input.bytes } });
 }
@@ -78,6 +82,7 @@ function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig
     keepsRecords: identity.keepsRecords,
     log: input.log,
     signal: input.signal,
+    pause: createSlicer(SLICE_MS),
     authorization: credentialOf(input.req.headers) || undefined,
     recordSummarizer: summarizerRecorder(deps, model, identity.tenant, input.log),
   };

@@ -1,6 +1,7 @@
 import type { RequestLog } from '../chat/request-log.js';
 import type { ModelConfig } from '../config.js';
 import type { Identity } from '../conversation/identify.js';
+import type { Pause } from '../slicer.js';
 import type { ConversationKey } from '../store/store.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import type { PipelineDeps } from './pipeline-deps.js';
@@ -23,6 +24,8 @@ export interface StepContext {
   keepsRecords: boolean;
   log: RequestLog;
   signal: AbortSignal;
+  /** Where the engine's work on a big request yields to the event loop. */
+  pause: Pause;
   /** The client's Authorization, for summarizer calls on an upstream without its own key. */
   authorization: string | undefined;
   recordSummarizer(mode: 'inline' | 'background', result: SummarizerOutcome, ms: number): void;
