@@ -128,9 +128,11 @@ export async function startRecapProcess(config: string | object, env: Record<str
     const file = own ? join(own.dir, 'recap.json') : (config as string);
     if (own) await writeFile(file, JSON.stringify(config));
     // Its own process group, so that a failure path can end it with every worker it forked.
+    // The config decides the store: a REDIS_URL in the test run's environment (CI exports one)
+    // would override it and turn a test's in-memory or unreachable store into the shared Redis.
     const spawned = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'serve', '--config', file, '--port', '0', ...(opts.args ?? [])], {
       cwd: ROOT,
-      env: { ...process.env, RECAP_SECRET: TEST_SECRET, ...env },
+      env: { ...process.env, REDIS_URL: '', RECAP_SECRET: TEST_SECRET, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
