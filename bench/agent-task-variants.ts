@@ -1,6 +1,7 @@
 import type { ChatRequest } from '../src/chat/types.js';
 import { createTokenCounter } from '../src/tokens/counter.js';
 import { SYSTEM_PROMPT, TOOLS } from './agent-task-script.js';
+import type { BenchVariant } from './variant-process.js';
 
 // The agent-task benchmark's setup: one task of 300 tool steps on a 32k model, kept under budget
 // five ways. Everything a variant needs to boot its own fake upstream and recap is plain data
@@ -31,14 +32,7 @@ export const WAIT_THRESHOLD_MS = 50;
 
 export type VariantName = 'default' | 'default-inline' | 'clearing-only' | 'summarize-only' | 'naive-baseline';
 
-export interface Variant {
-  name: VariantName;
-  label: string;
-  /** How the variant is set up, stated in the results file. */
-  setup: string;
-  compaction: Record<string, unknown>;
-  backgroundEnabled: boolean;
-}
+export type Variant = BenchVariant<VariantName>;
 
 const summarizer = { model: SUMMARIZER_MODEL };
 

@@ -1,3 +1,5 @@
+import type { BenchVariant } from './variant-process.js';
+
 // The long-conversation benchmark's setup: one conversation, one model, four ways to keep it under
 // budget. Everything a variant needs to boot its own fake upstream and recap is plain data here,
 // so a child process can rebuild it from the variant's name alone.
@@ -17,14 +19,7 @@ export const WAIT_THRESHOLD_MS = 50;
 
 export type VariantName = 'summarize-background' | 'summarize-inline' | 'window' | 'naive-baseline';
 
-export interface Variant {
-  name: VariantName;
-  label: string;
-  /** How the variant is set up, stated in the results file. */
-  setup: string;
-  compaction: Record<string, unknown>;
-  backgroundEnabled: boolean;
-}
+export type Variant = BenchVariant<VariantName>;
 
 const summarizer = { model: SUMMARIZER_MODEL };
 

@@ -1,5 +1,15 @@
 import { fork } from 'node:child_process';
 
+/** One way a conversation bench keeps its conversation under budget: a recap config in plain data. */
+export interface BenchVariant<Name extends string> {
+  name: Name;
+  label: string;
+  /** How the variant is set up, stated in the results file. */
+  setup: string;
+  compaction: Record<string, unknown>;
+  backgroundEnabled: boolean;
+}
+
 // The conversation benches run each variant in a child process of its own, hence its own event
 // loop, so that the CPU one variant spends on a large request never shows up as another variant's
 // "wait before forwarding". The child sends its result as one IPC message and exits 0.
