@@ -40,12 +40,22 @@ function structured(m: ChatMessage, toolCalls = isEmpty(m.tool_calls) ? undefine
   return [isEmpty(c) || typeof c === 'string' ? undefined : c, toolCalls, isEmpty(m.function_call) ? undefined : m.function_call];
 }
 
-/** The text hashed for a message, given the canonical JSON of its structured fields. */
-function canonicalText(m: ChatMessage, json: (string | undefined)[]): string {
-  return canonicalPieces(
-    m,
-    json.map((j) => (j === undefined ? undefined : [j])),
-  ).join('');
+/**
+ * The text hashed for a message, given the canonical JSON of its structured fields: every field
+ * prefixed with its length, so that no two different field lists join to the same text. Built by
+ * concatenation, as every message of every request is hashed (canonicalPieces is the same text in
+ * pieces, for big messages).
+ */
+function canonicalText(m: ChatMessage, [content, calls, legacyCall]: (string | undefined)[]): string {
+  const c = m.content;
+  const text = content !== undefined ? `j${content}` : typeof c === 'string' && c !== '' ? `s${c}` : '';
+  const name = isEmpty(m.name) ? '' : String(m.name);
+  const callId = isEmpty(m.tool_call_id) ? '' : String(m.tool_call_id);
+  return field(String(m.role)) + field(name) + field(text) + field(calls ?? '') + field(callId) + field(legacyCall ?? '');
+}
+
+function field(value: string): string {
+  return `${value.length}:${value}`;
 }
 
 /** canonicalText in pieces, each structured field's JSON given in pieces. */
@@ -57,7 +67,7 @@ function canonicalPieces(m: ChatMessage, [content, calls, legacyCall]: (string[]
   return [String(m.role), name, text, calls ?? [], callId, legacyCall ?? []].flatMap(fieldPieces);
 }
 
-/** A field prefixed with its length, so that no two different field lists join to the same text. */
+/** field() in pieces. */
 function fieldPieces(value: string | string[]): string[] {
   const parts = typeof value === 'string' ? [value] : value;
   return [`${parts.reduce((n, p) => n + p.length, 0)}:`, ...parts];
