@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream } from '../src/dev/fake-upstream.js';
 import { converse, prose } from './helpers/conversation.js';
 import { type Harness, startHarness, testConfig, SUMMARIZER, smallModel } from './helpers/harness.js';
-import { startRecapProcess, writeConfigFile } from './helpers/recap-process.js';
+import { startRecapProcesses, writeConfigFile } from './helpers/recap-process.js';
 
 // Rule 10: checkpoints prepared after the response. A failed job leaves nothing behind, and one
 // boundary is prepared once even when two processes see it.
@@ -55,7 +55,7 @@ describe('background pre-compaction', () => {
     const fake = await startFakeUpstream({ summarizerModel: SUMMARIZER, summarizerLatencyMs: 400 });
     const config = testConfig(fake, { storeUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', models: [model] });
     const file = await writeConfigFile(config);
-    const [a, b] = await Promise.all([startRecapProcess(file.file), startRecapProcess(file.file)]);
+    const [a, b] = await startRecapProcesses([file.file, file.file]);
     try {
       const messages: Msg[] = [{ role: 'system', content: 'ops' }];
       for (let t = 1; t <= 19; t++) messages.push({ role: 'user', content: prose(t) }, { role: 'assistant', content: `ok ${t}` });

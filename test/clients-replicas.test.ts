@@ -4,7 +4,7 @@ import { type FakeUpstream, startFakeUpstream } from '../src/dev/fake-upstream.j
 import { prose } from './helpers/conversation.js';
 import { SUMMARIZER, smallModel, testConfig } from './helpers/harness.js';
 import { rawRequest } from './helpers/plain-request.js';
-import { type RecapProcess, startRecapProcess, writeConfigFile } from './helpers/recap-process.js';
+import { type RecapProcess, startRecapProcesses, writeConfigFile } from './helpers/recap-process.js';
 import { dumpRedis } from './helpers/redis-dump.js';
 import { waitFor } from './helpers/redis-process.js';
 
@@ -49,7 +49,7 @@ function replicas(extra: Record<string, unknown>, apiKey?: string) {
     const config = testConfig(env.fake, { apiKey, models: [smallModel()], extra: { background: { enabled: false }, store: { url: REDIS, key_prefix: env.prefix }, ...extra } });
     const file = await writeConfigFile(config);
     cleanup = file.cleanup;
-    [env.one, env.two] = await Promise.all([startRecapProcess(file.file), startRecapProcess(file.file)]);
+    [env.one, env.two] = await startRecapProcesses([file.file, file.file]);
   }, 60_000);
   afterAll(async () => {
     await Promise.all([env.one?.stop(), env.two?.stop()]);

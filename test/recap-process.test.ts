@@ -1,8 +1,11 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../src/dev/fake-upstream.js';
 import { freePorts } from './helpers/redis-process.js';
-import { RecapStartError, startRecapProcess, writeConfigFile } from './helpers/recap-process.js';
+import { RecapStartError, startRecapProcess, startRecapProcesses, writeConfigFile } from './helpers/recap-process.js';
 
 // The helper that runs recap as a separate process must end what it started on every failure
 // path: a failed start-up leaves no process (nor worker) running and no temp folder behind.
@@ -70,11 +73,48 @@ describe('startRecapProcess on a failed start-up', () => {
     expect(existsSync(err.tempDir!)).toBe(false);
   });
 
+  it('stops the replicas that started when another of them fails, and removes their files', async () => {
+    const good = await writeConfigFile(config());
+    try {
+      const err = await startFailure(startRecapProcesses([good.file, config({ server: { port: 'eighty' } })]));
+      expect(err.message).toMatch(/recap exited with 1: .*server\.port: /s);
+      expect(processesMentioning(good.file)).toEqual([]);
+    } finally {
+      await good.cleanup();
+    }
+  });
+
   it('kills a recap that does not start in time', async () => {
     const err = await startFailure(startRecapProcess(config(), {}, { startTimeoutMs: 1 }));
     expect(err.message).toMatch(/did not start within 1 ms/);
     expect(err.pid).toBeDefined();
     expect(processesMentioning(err.tempDir!)).toEqual([]);
     expect(existsSync(err.tempDir!)).toBe(false);
+  });
+});
+
+describe('a test process that is ended', () => {
+  it('kills the recap processes it started when it gets SIGTERM (how vitest ends its workers)', async () => {
+    const file = await writeConfigFile(config());
+    const runner = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'helpers', 'recap-then-wait.ts'), file.file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let recapPid = 0;
+    try {
+      const lines = createInterface({ input: runner.stdout! });
+      const started = await new Promise<string>((resolve, reject) => {
+        lines.once('line', resolve);
+        runner.once('exit', (code) => reject(new Error(`the runner exited with ${code} before starting recap`)));
+      });
+      recapPid = Number(/^started (\d+)$/.exec(started)?.[1]);
+      expect(processesMentioning(file.file)).toContain(recapPid);
+      const exited = new Promise((resolve) => runner.once('exit', resolve));
+      runner.kill('SIGTERM');
+      await exited;
+      expect(processesMentioning(file.file)).toEqual([]);
+    } finally {
+      runner.kill('SIGKILL');
+      // On a failure the recap may have outlived its runner: its own process group.
+      if (recapPid > 0 && processesMentioning(file.file).includes(recapPid)) process.kill(-recapPid, 'SIGKILL');
+      await file.cleanup();
+    }
   });
 });

@@ -4,7 +4,7 @@ import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
 import { type FakeUpstream, startFakeUpstream } from '../src/dev/fake-upstream.js';
 import { prose } from './helpers/conversation.js';
 import { testConfig, SUMMARIZER, smallModel } from './helpers/harness.js';
-import { type RecapProcess, startRecapProcess, writeConfigFile } from './helpers/recap-process.js';
+import { type RecapProcess, startRecapProcess, startRecapProcesses, writeConfigFile } from './helpers/recap-process.js';
 
 // Issue 5's acceptance, run against one Redis deployment (standalone or cluster) by two recap
 // processes sharing it. The in-memory store is covered by the in-process tests.
@@ -30,7 +30,7 @@ export function runRecordCases(name: string, redis: () => Promise<{ url: string;
         models: [smallModel()],
       });
       configFile = await writeConfigFile(config);
-      [a, b] = await Promise.all([startRecapProcess(configFile.file), startRecapProcess(configFile.file)]);
+      [a, b] = await startRecapProcesses([configFile.file, configFile.file]);
     }, 60_000);
 
     afterAll(async () => {

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { type FakeUpstream, type FakeUpstreamOptions, startFakeUpstream } from '../../src/dev/fake-upstream.js';
 import { type HarnessConfigOptions, testConfig } from './harness.js';
-import { type RecapProcess, startRecapProcess } from './recap-process.js';
+import { type RecapProcess, startRecapProcesses } from './recap-process.js';
 
 // recap as deployed for a test: one in-process server, or two `recap serve` processes sharing one
 // Redis (replicas behind a load balancer). Requests are spread over the replicas in turn.
@@ -31,7 +31,7 @@ export async function startDeployment(kind: DeploymentKind, fakeOptions: FakeUps
     const storeUrl = kind === 'one process' ? undefined : (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
     const conf = testConfig(fake, { ...config, ...(storeUrl ? { storeUrl } : {}) });
     const replicas = kind === 'one process' ? 1 : 2;
-    processes.push(...(await Promise.all(Array.from({ length: replicas }, () => startRecapProcess(conf)))));
+    processes.push(...(await startRecapProcesses(Array.from({ length: replicas }, () => conf))));
   } catch (err) {
     await Promise.all(processes.map((p) => p.stop()));
     await fake.close();

@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { TEST_SECRET } from './harness.js';
+import { onTestProcessExit } from './on-test-process-exit.js';
 
 // recap as a separate OS process (`recap serve`), for restarts and for several replicas sharing
 // one Redis. Its JSON log lines are collected; the listening URL is read from the first of them.
@@ -43,7 +44,7 @@ export class RecapStartError extends Error {
 const ROOT = join(import.meta.dirname, '..', '..');
 
 const leftovers = { dirs: new Set<string>(), groups: new Set<number>() };
-process.once('exit', () => {
+onTestProcessExit(() => {
   for (const pid of leftovers.groups) killGroup(pid, 'SIGKILL');
   for (const dir of leftovers.dirs) rmSync(dir, { recursive: true, force: true });
 });
@@ -53,6 +54,31 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
     process.kill(-pid, signal);
   } catch {
     // already gone
+  }
+}
+
+/** Live processes of a process group (its primary's workers outlive it by a moment), from /proc. */
+function groupMembers(pgid: number): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        // After "pid (comm) ": state, ppid, pgrp, ...
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return Number(pgrp) === pgid && state !== 'Z';
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
+
+async function untilGroupGone(pgid: number, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (groupMembers(pgid).length > 0 && Date.now() < deadline) {
+    killGroup(pgid, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
@@ -165,8 +191,29 @@ export async function startRecapProcess(config: string | object, env: Record<str
       const gone = exited(child);
       killGroup(pid, 'SIGKILL');
       await gone;
+      await untilGroupGone(pid);
     }
     await own?.remove();
     throw new RecapStartError((err as Error).message, pid, own?.dir);
   }
+}
+
+/**
+ * Starts one recap per config at once (replicas sharing a store). When any start-up fails, the
+ * ones that did start are stopped before the error reaches the test: Promise.all alone would leave
+ * them running, their handles lost with the rejection.
+ */
+export async function startRecapProcesses<const C extends readonly (string | object)[]>(
+  configs: C,
+  env: Record<string, string> = {},
+  opts: RecapProcessOptions = {},
+): Promise<{ -readonly [K in keyof C]: RecapProcess }> {
+  const settled = await Promise.allSettled(configs.map((c) => startRecapProcess(c, env, opts)));
+  const started = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failure = settled.find((s) => s.status === 'rejected');
+  if (failure) {
+    await Promise.all(started.map((p) => p.stop()));
+    throw failure.reason;
+  }
+  return started as { -readonly [K in keyof C]: RecapProcess };
 }

@@ -1,6 +1,7 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
+import { onTestProcessExit } from './on-test-process-exit.js';
 
 // Throwaway redis-server processes for tests: free ports, start, wait until they answer, stop.
 
@@ -49,9 +50,8 @@ export async function spawnRedisServer(port: number, dir: string, extraArgs: str
     stdio: 'ignore',
   });
   // A test run that dies without calling stop() must not leave servers behind.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  child.once('exit', () => process.off('exit', killOnExit));
+  const cancel = onTestProcessExit(() => child.kill('SIGKILL'));
+  child.once('exit', cancel);
   const failed = new Promise<never>((_, reject) => {
     child.once('exit', (code, signal) => reject(new Error(`redis-server :${port} exited (${code ?? signal})`)));
     child.once('error', (err: NodeJS.ErrnoException) =>
