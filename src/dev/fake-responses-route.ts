@@ -8,6 +8,7 @@ import { responseEvents } from './fake-responses-stream.js';
 import { chatViewOf } from './fake-responses-view.js';
 import { type Exchange, sendBody } from './fake-send.js';
 import { startEventStream, writeEvents } from './fake-sse.js';
+import { stringifyJson } from '../json/stringify.js';
 
 export const RESPONSES_PATH = '/v1/responses';
 
@@ -28,5 +29,5 @@ export async function sendResponse(x: Exchange, status: number, headers: Record<
 
 /** As the chat route estimates prompt_tokens: about four characters of the JSON a token. */
 function estimatedInputTokens(request: any): number {
-  return Math.ceil(JSON.stringify([request.instructions ?? null, request.input ?? null]).length / 4);
+  return Math.ceil(stringifyJson([request.instructions ?? null, request.input ?? null]).length / 4);
 }

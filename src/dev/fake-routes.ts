@@ -8,6 +8,7 @@ import { pathOf } from './fake-script.js';
 import { type Exchange, sendBody } from './fake-send.js';
 import { startEventStream, writeEvents } from './fake-sse.js';
 import { extractiveSummary } from './fake-summary.js';
+import { stringifyJson } from '../json/stringify.js';
 
 export const CHAT_PATH = '/v1/chat/completions';
 const MODELS_PATH = '/v1/models';
@@ -37,7 +38,7 @@ async function sendChat(x: Exchange, status: number, headers: Record<string, str
   const plan = planChatReply(x.reply, {
     id: `fake${x.serial}`,
     model: typeof request.model === 'string' ? request.model : 'fake-model',
-    promptTokens: options.promptTokens?.(x.record) ?? Math.ceil(JSON.stringify(request.messages ?? []).length / 4),
+    promptTokens: options.promptTokens?.(x.record) ?? Math.ceil(stringifyJson(request.messages ?? []).length / 4),
     fallback: () => (x.isSummarizerCall ? { content: extractiveSummary(request, { lossy: options.lossySummarizer }) } : defaultChatReply(request)),
   });
   if (request.stream !== true) return sendBody(x, status, headers, completionBody(plan, x.reply.usage ?? true));

@@ -120,3 +120,27 @@ describe('stalls', () => {
     expect(fake.sentBytes(fake.requests[0]!).equals(gz)).toBe(true);
   });
 });
+
+describe('requests the fake could not handle', () => {
+  const deep = (depth: number) => `${'['.repeat(depth)}"x"${']'.repeat(depth)}`;
+  const post = (path: string, body: string) => fetch(`${fake.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
+  it('answers bodies nested 20,000 levels deep (JSON.stringify of them overflowed the stack and ended the process)', async () => {
+    const chat = await post('/chat/completions', `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"hi","x":${deep(20_000)}}]}]}`);
+    expect(chat.status).toBe(200);
+    expect(((await chat.json()) as { object: string }).object).toBe('chat.completion');
+    const responses = await post('/responses', `{"model":"m","input":[{"role":"user","content":"hi","x":${deep(20_000)}}]}`);
+    expect(responses.status).toBe(200);
+  });
+
+  it('answers 500 in an error shape when a script throws, and goes on serving', async () => {
+    fake.setDefault(() => {
+      throw new Error('script broke');
+    });
+    const broken = await post('/chat/completions', JSON.stringify(ask));
+    expect(broken.status).toBe(500);
+    expect(await broken.json()).toEqual({ error: { message: 'fake upstream: Error: script broke', type: 'server_error', code: 'fake_upstream_error' } });
+    fake.reset();
+    expect((await post('/chat/completions', JSON.stringify(ask))).status).toBe(200);
+  });
+});

@@ -80,7 +80,15 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     await respond({ record, reply, res, writer, serial: ++serial, isChatCall: chat, isResponsesCall: responses, isSummarizerCall: summarizer, options: () => options });
   }
 
-  const server = createServer((req, res) => void handle(req, res));
+  // A request the fake cannot handle gets a 500 as a real upstream's would, instead of ending
+  // the process (and the test run it serves) with an unhandled rejection.
+  const server = createServer((req, res) =>
+    handle(req, res).catch((err: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `fake upstream: ${String(err)}`, type: 'server_error', code: 'fake_upstream_error' } }));
+    }),
+  );
   const host = initial.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
