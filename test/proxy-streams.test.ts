@@ -37,7 +37,6 @@ describe('streaming faults', () => {
     await closed;
     await consume;
     h.fake.setOptions({ chunkDelayMs: 0 });
-    // How fast the close follows the abort is a timing claim, not asserted here.
     expect(h.fake.chatRequests().at(-1)!.closedEarly).toBe(true);
   });
 
