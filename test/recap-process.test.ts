@@ -1,28 +1,15 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../src/dev/fake-upstream.js';
+import { processesMentioning } from './helpers/procfs.js';
 import { freePorts } from './helpers/redis-process.js';
 import { RecapStartError, startRecapProcess, startRecapProcesses, writeConfigFile } from './helpers/recap-process.js';
 
 // The helper that runs recap as a separate process must end what it started on every failure
 // path: a failed start-up leaves no process (nor worker) running and no temp folder behind.
-
-/** PIDs of live processes whose command line mentions `text` (a config file's path, say). */
-function processesMentioning(text: string): number[] {
-  return readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
-      } catch {
-        return false; // gone meanwhile
-      }
-    })
-    .map(Number);
-}
 
 async function startFailure(start: Promise<unknown>): Promise<RecapStartError> {
   const err = await start.then(

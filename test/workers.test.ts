@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../src/dev/fake-upstream.js';
 import { overBudgetHistory } from './helpers/conversation.js';
 import { SUMMARIZER, smallModel, testConfig } from './helpers/harness.js';
+import { processStats } from './helpers/procfs.js';
 import { type RecapProcess, startRecapProcess } from './helpers/recap-process.js';
 
 // `recap serve --workers 2`: two processes on one port, one /metrics for both, one SIGTERM.
@@ -25,20 +25,11 @@ function send(url: string, method: string, path: string, body?: string, extra: R
   });
 }
 
-/** The PIDs whose parent is `pid`, from /proc. */
+/** The PIDs whose parent is `pid`. */
 function childrenOf(pid: number): number[] {
-  return readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        // Fields after the command's closing parenthesis: state, ppid, ...
-        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+  return processStats()
+    .filter((p) => p.ppid === pid)
+    .map((p) => p.pid);
 }
 
 const alive = (pid: number) => {

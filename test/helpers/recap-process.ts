@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { TEST_SECRET } from './harness.js';
 import { onTestProcessExit } from './on-test-process-exit.js';
+import { processStats } from './procfs.js';
 
 // recap as a separate OS process (`recap serve`), for restarts and for several replicas sharing
 // one Redis. Its JSON log lines are collected; the listening URL is read from the first of them.
@@ -57,21 +58,11 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Live processes of a process group (its primary's workers outlive it by a moment), from /proc. */
+/** Live processes of a process group (its primary's workers outlive it by a moment). */
 function groupMembers(pgid: number): number[] {
-  return readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-        // After "pid (comm) ": state, ppid, pgrp, ...
-        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return Number(pgrp) === pgid && state !== 'Z';
-      } catch {
-        return false; // gone meanwhile
-      }
-    })
-    .map(Number);
+  return processStats()
+    .filter((p) => p.pgrp === pgid && p.state !== 'Z')
+    .map((p) => p.pid);
 }
 
 async function untilGroupGone(pgid: number, timeoutMs = 5_000): Promise<void> {
