@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from './config.js';
+import { parseConfig } from './config.js';
+import { problems } from './config-problems.case.js';
 
 // The `clients` and `server.anonymous` keys of issue 19 (config.test.ts covers the rest).
 
@@ -9,16 +10,6 @@ upstreams:
 `;
 const KEY_A = 'ck-a-0123456789abcdef0123456789abcdef';
 const KEY_B = 'ck-b-0123456789abcdef0123456789abcdef';
-
-function problems(text: string, env: Record<string, string> = {}): string[] {
-  try {
-    parseConfig(text, 'recap.yaml', env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
 
 describe('config: clients', () => {
   it('reads clients with their keys from the environment, models and allowances', () => {

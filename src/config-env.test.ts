@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scalarOf } from './config-interpolate.js';
-import { ConfigError, loadConfigFile, parseConfig } from './config.js';
+import { loadConfigFile, parseConfig } from './config.js';
+import { problems, problemsOf } from './config-problems.case.js';
 
 // `${VAR}` in number and boolean keys, the `file: path: problem` form of every error, and what a
 // missing config file says.
@@ -14,24 +15,8 @@ upstreams:
     base_url: https://api.openai.com/v1
 `;
 
-function problems(text: string, env: Record<string, string> = {}): string[] {
-  try {
-    parseConfig(text, 'recap.yaml', env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
-
 function loadProblems(flag: string | undefined, env: Record<string, string>): string[] {
-  try {
-    loadConfigFile(flag, env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
+  return problemsOf(() => loadConfigFile(flag, env));
 }
 
 describe('${VAR} in number and boolean keys', () => {

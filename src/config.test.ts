@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, createModelResolver, parseConfig } from './config.js';
+import { createModelResolver, parseConfig } from './config.js';
+import { problems } from './config-problems.case.js';
 
 const base = `
 upstreams:
@@ -11,16 +12,6 @@ models:
     context_window: 128000
     max_output_tokens: 16384
 `;
-
-function problems(text: string, env: Record<string, string> = {}): string[] {
-  try {
-    parseConfig(text, 'recap.yaml', env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
 
 describe('config', () => {
   it('fills defaults for every omitted key', () => {
