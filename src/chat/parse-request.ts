@@ -1,6 +1,6 @@
 import { primeMessageHash } from '../conversation/canonical.js';
 import { errors } from '../errors.js';
-import { type JsonBody, parseJsonBody, readJsonBody, refuseDuplicates } from '../json/body.js';
+import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../json/body.js';
 import type { Pause } from '../slicer.js';
 import { messageShapeProblem } from './message-shape.js';
 import type { ChatRequest } from './types.js';
@@ -18,13 +18,7 @@ export interface ChatBody extends JsonBody {
 const KEYS_RECAP_READS = new Set(['model', 'messages', 'max_tokens', 'max_completion_tokens', 'tools', 'functions', 'response_format']);
 
 function checkRequest(body: unknown): ChatRequest {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw errors.invalidRequest('The request body must be a JSON object.');
-  }
-  const req = body as Record<string, unknown>;
-  if (typeof req.model !== 'string' || req.model === '') {
-    throw errors.invalidRequest('`model` must be a non-empty string.', 'model');
-  }
+  const req = objectNamingModel(body);
   if (!Array.isArray(req.messages)) {
     throw errors.invalidRequest('`messages` must be an array of messages.', 'messages');
   }

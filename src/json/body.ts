@@ -60,3 +60,15 @@ export function parseJsonBody(raw: Buffer): JsonBody {
   // JSON.parse accepted the bytes, so the scan of their top level cannot fail.
   return { value, raw, members: value !== null && typeof value === 'object' && !Array.isArray(value) ? documentMembers(raw) : null };
 }
+
+/** What every compacting route requires of a body: a JSON object that names its `model`. */
+export function objectNamingModel(value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw errors.invalidRequest('The request body must be a JSON object.');
+  }
+  const req = value as Record<string, unknown>;
+  if (typeof req.model !== 'string' || req.model === '') {
+    throw errors.invalidRequest('`model` must be a non-empty string.', 'model');
+  }
+  return req;
+}

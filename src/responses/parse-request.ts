@@ -1,5 +1,5 @@
 import { errors } from '../errors.js';
-import { type JsonBody, readJsonBody, refuseDuplicates } from '../json/body.js';
+import { type JsonBody, objectNamingModel, readJsonBody, refuseDuplicates } from '../json/body.js';
 import type { Pause } from '../slicer.js';
 import type { ResponsesRequest } from './types.js';
 
@@ -23,13 +23,7 @@ export async function readResponsesRequest(raw: Buffer, pause: Pause): Promise<R
 }
 
 function checkRequest(body: unknown): ResponsesRequest {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw errors.invalidRequest('The request body must be a JSON object.');
-  }
-  const req = body as Record<string, unknown>;
-  if (typeof req.model !== 'string' || req.model === '') {
-    throw errors.invalidRequest('`model` must be a non-empty string.', 'model');
-  }
+  const req = objectNamingModel(body);
   const { input } = req;
   if (input !== undefined && typeof input !== 'string' && !Array.isArray(input)) {
     throw errors.invalidRequest('`input` must be a string or an array of input items.', 'input');
