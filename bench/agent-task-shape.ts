@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../src/chat/types.js';
+import type { ChatMessage } from '../src/messages/types.js';
 import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
 import { REMINDER, SYSTEM_PROMPT, TASK } from './agent-task-script.js';
 import type { Drive } from './bench-recap.js';

@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../src/chat/types.js';
+import type { ChatRequest } from '../src/messages/types.js';
 import { createTokenCounter } from '../src/tokens/counter.js';
 import { SYSTEM_PROMPT, TOOLS } from './agent-task-script.js';
 import type { BenchVariant } from './variant-process.js';

@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import OpenAI from 'openai';
-import { parseConfig } from '../src/config.js';
+import { parseConfig } from '../src/config/config.js';
 import { startFakeUpstream, type FakeUpstream, type RecordedRequest } from '../src/dev/fake-upstream.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/observability/logger.js';
 import { type RunningRecap, startRecap } from '../src/main.js';
 
 // What the conversation benchmarks (long-conversation, agent-task) share: one recap (in this

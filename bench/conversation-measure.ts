@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../src/chat/types.js';
+import type { ChatMessage } from '../src/messages/types.js';
 import { defuse } from '../src/compaction/delimiters.js';
 import { redact } from '../src/compaction/redact.js';
 import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';

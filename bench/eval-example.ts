@@ -1,9 +1,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ChatMessage } from '../src/chat/types.js';
+import type { ChatMessage } from '../src/messages/types.js';
 import { applyLedger, ledgerCandidates } from '../src/compaction/ledger.js';
-import { type Config, loadConfig } from '../src/config.js';
+import { type Config, loadConfig } from '../src/config/config.js';
 import { startFakeUpstream } from '../src/dev/fake-upstream.js';
 import { reportJson } from '../src/eval/report.js';
 import { runEval } from '../src/eval/run.js';

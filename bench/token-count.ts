@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { ChatMessage } from '../src/chat/types.js';
+import type { ChatMessage } from '../src/messages/types.js';
 import { messageHash } from '../src/conversation/canonical.js';
 import { createTokenCache } from '../src/tokens/cache.js';
 import { createTokenCounter } from '../src/tokens/counter.js';

@@ -7,11 +7,11 @@ import { createClientKeys } from './auth/client-keys.js';
 import { checkModelOfBody } from './auth/model-gate.js';
 import { chatRoute } from './chat/route.js';
 import { passthrough } from './chat/passthrough.js';
-import { newRequestLog, type RequestLog } from './chat/request-log.js';
-import type { AppDeps } from './deps.js';
+import { newRequestLog, type RequestLog } from './observability/request-log.js';
+import type { AppDeps } from './runtime/deps.js';
 import { createCompactingHandler } from './http/compacting-handler.js';
 import { RecapError, errorBody, errors, sendError } from './errors.js';
-import { describeConversation, idFromPath, inspectionTarget } from './inspect.js';
+import { describeConversation, idFromPath, inspectionTarget } from './inspect/inspect.js';
 import { responsesRoute } from './responses/route.js';
 import { traceRequest } from './tracing/spans.js';
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { UsageError, wantsHelp } from './cli-args.js';
-import { ConfigError } from './config.js';
+import { UsageError, wantsHelp } from './cli/args.js';
+import { ConfigError } from './config/config.js';
 import { EVAL_USAGE } from './eval/usage.js';
 
 // `recap <command>`: one table entry per command (its one-line summary, its --help text, and how
@@ -23,7 +23,7 @@ const COMMANDS: Record<string, Command> = {
   -h, --help        print this text
 
 environment: RECAP_CONFIG, PORT, REDIS_URL, RECAP_SECRET; traces with OTEL_EXPORTER_OTLP_ENDPOINT`,
-    run: async (args) => (await import('./serve-command.js')).serveCommand(args),
+    run: async (args) => (await import('./cli/serve-command.js')).serveCommand(args),
   },
   count: {
     summary: 'prompt tokens and budget of a chat request body',
@@ -34,7 +34,7 @@ environment: RECAP_CONFIG, PORT, REDIS_URL, RECAP_SECRET; traces with OTEL_EXPOR
                  else config/recap.yaml)
   --json         print {"prompt_tokens", "budget", "priming_tokens", "tools_tokens", "messages"}
   -h, --help     print this text`,
-    run: async (args) => (await import('./count-command.js')).countCommand(args),
+    run: async (args) => (await import('./cli/count-command.js')).countCommand(args),
   },
   demo: {
     summary: 'a compacting conversation against a fake upstream (no key, no network)',
@@ -42,7 +42,7 @@ environment: RECAP_CONFIG, PORT, REDIS_URL, RECAP_SECRET; traces with OTEL_EXPOR
 
   --turns N   turns of the conversation (default 40)
   -h, --help  print this text`,
-    run: async (args) => (await import('./demo-command.js')).demoCommand(args),
+    run: async (args) => (await import('./cli/demo-command.js')).demoCommand(args),
   },
   eval: {
     summary: 'how much of what compaction evicted the model still recalls, on your own conversation',
@@ -59,7 +59,7 @@ Exits 0 when recap on this host answers GET /healthz with 200, else 1. The port 
   --config FILE  config file (default: $RECAP_CONFIG, else config/recap.yaml)
   --port N       port to probe
   -h, --help     print this text`,
-    run: async (args) => (await import('./health-command.js')).healthCommand(args),
+    run: async (args) => (await import('./cli/health-command.js')).healthCommand(args),
   },
 };
 

@@ -8,9 +8,9 @@ import { drainUnreadBody } from './http/drain-unread.js';
 import { answerExpectContinue } from './http/expect-continue.js';
 import { trackConnections } from './http/graceful-close.js';
 import { serverTimeouts } from './http/server-timeouts.js';
-import { createModelResolver, defaultUpstreamName, type Config } from './config.js';
-import { createLogger, type Logger } from './logger.js';
-import { createRuntime, type Runtime } from './runtime.js';
+import { createModelResolver, defaultUpstreamName, type Config } from './config/config.js';
+import { createLogger, type Logger } from './observability/logger.js';
+import { createRuntime, type Runtime } from './runtime/runtime.js';
 
 export interface RunningRecap {
   url: string;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../src/chat/types.js';
+import type { ChatMessage } from '../src/messages/types.js';
 import { prose } from './helpers/conversation.js';
 import { type Harness, startHarness, SUMMARIZER, smallModel } from './helpers/harness.js';
 import { rawRequest } from './helpers/plain-request.js';

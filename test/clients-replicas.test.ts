@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../src/chat/types.js';
+import type { ChatMessage } from '../src/messages/types.js';
 import { type FakeUpstream, startFakeUpstream } from '../src/dev/fake-upstream.js';
 import { prose } from './helpers/conversation.js';
 import { SUMMARIZER, smallModel, testConfig } from './helpers/harness.js';

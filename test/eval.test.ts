@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Config, loadConfig } from '../src/config.js';
+import { type Config, loadConfig } from '../src/config/config.js';
 import { type FakeUpstream, startFakeUpstream } from '../src/dev/fake-upstream.js';
 import { reportJson } from '../src/eval/report.js';
 import { runEval } from '../src/eval/run.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../src/chat/types.js';
+import type { ChatMessage } from '../src/messages/types.js';
 import { prose } from './helpers/conversation.js';
 import { type FakeUpstream, startFakeUpstream } from '../src/dev/fake-upstream.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/observability/logger.js';
 import { type RunningRecap, startRecap } from '../src/main.js';
 import { LogCapture, SUMMARIZER, smallModel, testConfig } from './helpers/harness.js';
 import { rawRequest } from './helpers/plain-request.js';

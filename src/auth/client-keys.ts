@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { ClientConfig } from '../config-schema.js';
-import { globMatches } from '../glob.js';
+import type { ClientConfig } from '../config/schema.js';
+import { globMatches } from '../config/glob.js';
 
 // The configured clients, looked up by the bearer key a request presents. Keys are kept only as
 // SHA-256 digests, and the lookup compares the presented key's digest with every client's in

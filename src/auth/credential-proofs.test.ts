@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../config.js';
+import { parseConfig } from '../config/config.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { type AcceptedStore, CredentialProofs } from './credential-proofs.js';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { Config, ModelConfig } from '../config.js';
+import type { Config, ModelConfig } from '../config/config.js';
 import type { Store } from '../store/store.js';
 
 // Without `clients`, recap does not know who a caller is: the upstream judges the caller's

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../config.js';
+import { parseConfig } from '../config/config.js';
 import { openRelayWarning } from './open-relay.js';
 
 const config = (upstream: string, extra = '') => parseConfig(`upstreams:\n  main: ${upstream}\n${extra}`, 'test.yaml', {});

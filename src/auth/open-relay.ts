@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 
 // recap holding an upstream's key with nobody checked at its door lets anyone who reaches it spend
 // that key. That is right for a recap only its own machine can reach (a single-user local setup)

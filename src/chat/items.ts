@@ -2,7 +2,7 @@ import { clearedStubText } from '../compaction/clearing.js';
 import type { NeutralCall, NeutralItem } from '../compaction/items.js';
 import { contentText } from '../compaction/text.js';
 import type { WireItems } from '../pipeline/wire.js';
-import type { ChatMessage } from './types.js';
+import type { ChatMessage } from '../messages/types.js';
 
 // Chat messages as the engine sees them (compaction/items.ts), and the chat form of what recap
 // writes into a view: a cleared tool result.

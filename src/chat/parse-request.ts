@@ -1,9 +1,9 @@
 import { primeMessageHash } from '../conversation/canonical.js';
 import { errors } from '../errors.js';
 import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../json/body.js';
-import type { Pause } from '../slicer.js';
+import type { Pause } from '../slicing/slicer.js';
 import { messageShapeProblem } from './message-shape.js';
-import type { ChatRequest } from './types.js';
+import type { ChatRequest } from '../messages/types.js';
 
 // Parses and checks the few fields recap relies on; everything else is the upstream's business
 // and is forwarded as the client sent it. The top-level members' byte spans come along, so that a

@@ -5,7 +5,7 @@ import { type CountedItems, type RouteCompaction, planCompaction, planUntouched 
 import type { RoutePlan } from '../pipeline/route-plan.js';
 import { type RequestTokens, countRequest } from '../pipeline/token-service.js';
 import { chatWire } from './items.js';
-import type { ChatMessage, ChatRequest } from './types.js';
+import type { ChatMessage, ChatRequest } from '../messages/types.js';
 
 // The chat route's part of the request path before the engine: identify → count tokens (the
 // conversation's memo spares hashing its history again) → budget; then the engine (prepare.ts).

@@ -1,9 +1,9 @@
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../runtime/deps.js';
 import type { WireRoute } from '../http/compacting-handler.js';
 import { spliceArray } from '../json/splice.js';
 import { canForwardFirst } from '../pipeline/forward-first.js';
 import { type ChatBody, readChatRequest } from './parse-request.js';
-import type { ChatMessage, ChatRequest } from './types.js';
+import type { ChatMessage, ChatRequest } from '../messages/types.js';
 
 /** POST /v1/chat/completions: the chat wire format's part of the compacting route. */
 export function chatRoute(deps: AppDeps): WireRoute<ChatRequest, ChatMessage, ChatBody> {

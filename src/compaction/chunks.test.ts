@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { chunkTranscript, summarizeInChunks } from './chunks.js';
 import { INPUT_NOTICE } from './prompt.js';
 

@@ -1,6 +1,6 @@
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { buildSummarizerMessages } from './prompt.js';
-import { type Pause, noPause } from '../slicer.js';
+import { type Pause, noPause } from '../slicing/slicer.js';
 import { isBpeSafeCut, piecesForCounting } from '../tokens/split.js';
 import { headChars } from './text.js';
 

@@ -1,4 +1,4 @@
-import { STEP_EVERY, type Steps } from '../slicer.js';
+import { STEP_EVERY, type Steps } from '../slicing/slicer.js';
 import type { Layout } from './layout.js';
 import { stepUnits } from './units.js';
 

@@ -1,4 +1,4 @@
-import { runSync, STEP_EVERY, type Steps } from '../slicer.js';
+import { runSync, STEP_EVERY, type Steps } from '../slicing/slicer.js';
 import type { Segmentation } from './units.js';
 
 // The token costs of the views recap can build for one request, without the items themselves:

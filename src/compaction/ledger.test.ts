@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../chat/types.js';
-import { runSync } from '../slicer.js';
+import type { ChatMessage } from '../messages/types.js';
+import { runSync } from '../slicing/slicer.js';
 import { getTokenizer } from '../tokens/encodings.js';
 import { applyLedger, collectLedgerCandidates, LEDGER_HEADING, ledgerCandidates, ledgerForSummarySteps, ledgerReserve, splitLedger } from './ledger.js';
 

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { ChatMessage } from '../chat/types.js';
-import { runSync, type Steps } from '../slicer.js';
+import type { ChatMessage } from '../messages/types.js';
+import { runSync, type Steps } from '../slicing/slicer.js';
 import { identifiersIn, mentions } from './identifiers.js';
 import { redact } from './redact.js';
 import { contentText, headChars, tailChars } from './text.js';

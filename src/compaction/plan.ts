@@ -1,5 +1,5 @@
-import type { CompactionConfig } from '../config-schema.js';
-import { runSync, STEP_EVERY, type Steps } from '../slicer.js';
+import type { CompactionConfig } from '../config/schema.js';
+import { runSync, STEP_EVERY, type Steps } from '../slicing/slicer.js';
 import { type ClearingRules, clearableResults } from './clearing.js';
 import { type BaseView, cutIndex, type Layout, viewTokensSteps } from './layout.js';
 import { summaryReservation } from './validate-summary.js';

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { wrap } from './delimiters.js';
 import { redact } from './redact.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { compactWithoutIO, type PureOutcome } from '../pipeline/pure-compaction.case.js';
 import { summaryCodec } from './summary-message.js';
 import { renderTranscript } from './transcript.js';

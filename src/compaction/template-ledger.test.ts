@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../chat/types.js';
-import { runSync } from '../slicer.js';
+import type { ChatMessage } from '../messages/types.js';
+import { runSync } from '../slicing/slicer.js';
 import { getTokenizer } from '../tokens/encodings.js';
 import { LEDGER_HEADING, ledgerCandidates, splitLedger } from './ledger.js';
 import { buildTemplateSummary, TEMPLATE_HEADER } from './template.js';

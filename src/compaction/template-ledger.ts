@@ -1,5 +1,5 @@
-import type { ChatMessage } from '../chat/types.js';
-import type { Steps } from '../slicer.js';
+import type { ChatMessage } from '../messages/types.js';
+import type { Steps } from '../slicing/slicer.js';
 import { applyLedgerSteps, LEDGER_HEADING, type LedgerResult, splitLedger } from './ledger.js';
 import { buildTemplateSummary } from './template.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { TEMPLATE_HEADER, buildTemplateSummary, TRUNCATED_MARKER } from './template.js';
 
 const bytes = (s: string): number => new TextEncoder().encode(s).length;

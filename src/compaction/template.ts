@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { redact } from './redact.js';
 import { contentText, headChars } from './text.js';
 import { callsOf } from './tool-calls.js';

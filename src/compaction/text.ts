@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 
 // Plain text out of a message's content, for the summarizer transcript and the template rollup.
 // Non-text parts cannot be summarized from text, so they leave a placeholder saying what was there.

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { stringifyJson } from '../json/stringify.js';
 
 // The calls an assistant message makes, read defensively: recap checks only `role` on incoming

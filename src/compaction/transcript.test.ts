@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { abbreviate, renderTranscript, transcriptEntries } from './transcript.js';
 
 const bounds = { toolArgsMaxChars: 20, toolResultMaxChars: 30 };

@@ -1,5 +1,5 @@
-import type { ChatMessage } from '../chat/types.js';
-import { noPause, type Pause } from '../slicer.js';
+import type { ChatMessage } from '../messages/types.js';
+import { noPause, type Pause } from '../slicing/slicer.js';
 import { redact, redactSliced } from './redact.js';
 import { contentText, headChars, tailChars } from './text.js';
 import { type CallInfo, eachCall } from './tool-calls.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeChatMessage } from '../chat/items.js';
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { summaryCodec } from './summary-message.js';
 import { segment, stepUnits } from './units.js';
 

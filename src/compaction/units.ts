@@ -1,4 +1,4 @@
-import { runSync, STEP_EVERY, type Steps } from '../slicer.js';
+import { runSync, STEP_EVERY, type Steps } from '../slicing/slicer.js';
 import type { ItemKind, NeutralItem } from './items.js';
 
 // Where recap may cut a conversation (DESIGN rule 1). After the pinned block, items group into

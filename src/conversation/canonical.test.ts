@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { hashChain, messageHash, primeMessageHash } from './canonical.js';
 
 describe('canonical message form', () => {

@@ -1,8 +1,8 @@
 import { createHash, hash } from 'node:crypto';
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { isLowSurrogate } from '../compaction/text.js';
 import { stringifyJson, stringifyJsonSliced } from '../json/stringify.js';
-import type { Pause } from '../slicer.js';
+import type { Pause } from '../slicing/slicer.js';
 
 // The canonical form of a message, as a hash: only the fields that carry meaning for the model,
 // with `null`, absent and empty treated alike and keys sorted. SDKs echo assistant messages back with

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type Caller, credentialOf } from '../auth/caller.js';
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { errors } from '../errors.js';
 import { messageHash } from './canonical.js';
 

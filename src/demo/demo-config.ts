@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type Config, parseConfig } from '../config.js';
+import { type Config, parseConfig } from '../config/config.js';
 
 // The demo's recap config, built in code: one small-context model compacted by a summarizer model,
 // both served by the local fake upstream, the in-memory store, background preparation on.

@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI from 'openai';
 import { startFakeUpstream } from '../dev/fake-upstream.js';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../observability/logger.js';
 import { startRecap } from '../main.js';
 import { DEMO_CONTEXT_WINDOW, DEMO_MODEL, DEMO_SUMMARIZER, demoConfig } from './demo-config.js';
 import { driveConversation } from './drive.js';

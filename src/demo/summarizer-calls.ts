@@ -1,4 +1,4 @@
-import type { Metrics } from '../metrics.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { SummarizerCalls } from './turn-table.js';
 
 /** Summarizer calls so far, split by where they ran, read from recap's own metrics. */

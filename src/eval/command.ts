@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/config.js';
 import { reportJson, reportTable } from './report.js';
 import { runEval } from './run.js';
 import { DEFAULT_MAX_PROBES, EVAL_USAGE } from './usage.js';

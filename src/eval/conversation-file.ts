@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseChatRequest } from '../chat/parse-request.js';
-import type { ChatRequest } from '../chat/types.js';
+import type { ChatRequest } from '../messages/types.js';
 import { RecapError } from '../errors.js';
 
 // The FILE of `recap eval`: one whole conversation as a chat request body, checked as recap's

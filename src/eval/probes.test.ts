@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { buildProbes, type Probe } from './probes.js';
 
 const u = (content: string): ChatMessage => ({ role: 'user', content });

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { identifiersIn } from '../compaction/identifiers.js';
 import { redact } from '../compaction/redact.js';
 import { contentText } from '../compaction/text.js';

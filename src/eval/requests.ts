@@ -1,5 +1,5 @@
-import type { ChatMessage, ChatRequest } from '../chat/types.js';
-import type { ModelConfig } from '../config.js';
+import type { ChatMessage, ChatRequest } from '../messages/types.js';
+import type { ModelConfig } from '../config/config.js';
 import { resolveBudget } from '../tokens/budget.js';
 import { countRequest } from '../tokens/count-request.js';
 

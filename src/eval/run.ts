@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ChatRequest } from '../chat/types.js';
-import { type Config, createModelResolver, type ModelConfig } from '../config.js';
-import { createLogger } from '../logger.js';
+import type { ChatRequest } from '../messages/types.js';
+import { type Config, createModelResolver, type ModelConfig } from '../config/config.js';
+import { createLogger } from '../observability/logger.js';
 import { startRecap, type RunningRecap } from '../main.js';
 import { countRequest } from '../tokens/count-request.js';
 import { AnswerError, answerText, getJson, postJson } from './ask.js';

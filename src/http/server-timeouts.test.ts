@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { serverSchema } from '../config-schema.js';
+import { serverSchema } from '../config/schema.js';
 import { serverTimeouts } from './server-timeouts.js';
 
 describe('serverTimeouts', () => {

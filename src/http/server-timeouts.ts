@@ -1,5 +1,5 @@
 import type { ServerOptions } from 'node:http';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 
 // Node's headersTimeout and requestTimeout bound how long a client may take to send a request's
 // headers and the whole request; Node stops timing a request once its body is in, so streamed

@@ -1,6 +1,6 @@
 import { isAscii } from 'node:buffer';
 import { errors } from '../errors.js';
-import type { Pause } from '../slicer.js';
+import type { Pause } from '../slicing/slicer.js';
 import { type WalkedMember, parseSliced } from './parse-sliced.js';
 import { type Member, documentMembers } from './scan.js';
 

@@ -1,5 +1,5 @@
 import { isAscii } from 'node:buffer';
-import type { Pause } from '../slicer.js';
+import type { Pause } from '../slicing/slicer.js';
 import {
   CLOSE_ARRAY,
   CLOSE_OBJECT,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { noPause } from '../slicer.js';
+import { noPause } from '../slicing/slicer.js';
 import { readChatRequest } from '../chat/parse-request.js';
 import { spliceArray } from './splice.js';
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 
 const CLIENT = `{ "seed" : 9007199254740993,
   "messages": [ {"role":"system","content":"be brief"} ,

@@ -1,4 +1,4 @@
-import type { Pause } from '../slicer.js';
+import type { Pause } from '../slicing/slicer.js';
 import { keysInAnyOrder } from './walked-keys.js';
 
 // JSON.stringify recurses on the call stack and throws a RangeError on a value nested a few

@@ -3,7 +3,7 @@ import type { BaseView, Layout } from '../compaction/layout.js';
 import type { SummaryCodec } from '../compaction/summary-message.js';
 import { type Segmentation, segmentSteps } from '../compaction/units.js';
 import { hashChain } from '../conversation/canonical.js';
-import { runSync, STEP_EVERY, type Steps } from '../slicer.js';
+import { runSync, STEP_EVERY, type Steps } from '../slicing/slicer.js';
 import type { WireItems } from './wire.js';
 
 // A request taken apart for compaction: the pinned block, the rest with its token counts and

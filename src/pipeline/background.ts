@@ -1,7 +1,7 @@
 import { JobQueue } from '../background/job-queue.js';
 import { viewTokensSteps } from '../compaction/layout.js';
 import { planPrepareSteps } from '../compaction/plan.js';
-import { createSlicer, runSliced, SLICE_MS } from '../slicer.js';
+import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
 import type { Analysis } from './analyze.js';
 import { type Base, baseView, candidatesSteps } from './choose-view.js';
 import type { Decision } from './decide.js';

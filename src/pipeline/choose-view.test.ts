@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chatWire } from '../chat/items.js';
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import { messageHash } from '../conversation/canonical.js';
 import type { Checkpoint } from '../store/store.js';

@@ -1,6 +1,6 @@
 import type { BaseView } from '../compaction/layout.js';
 import { cutIndex, viewTokensSteps } from '../compaction/layout.js';
-import { runSync, type Steps } from '../slicer.js';
+import { runSync, type Steps } from '../slicing/slicer.js';
 import { applies, isLive, prefixOf } from '../store/checkpoints.js';
 import type { Checkpoint, ConversationRecord } from '../store/store.js';
 import type { Analysis } from './analyze.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { defuse } from '../compaction/delimiters.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import { contentText } from '../compaction/text.js';

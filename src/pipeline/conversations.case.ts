@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { ChatMessage, ContentPart } from '../chat/types.js';
+import type { ChatMessage, ContentPart } from '../messages/types.js';
 import { SUMMARY_MARKER, type SummaryCodec } from '../compaction/summary-message.js';
 
 // Random valid conversations for property tests: a leading block of system/developer messages

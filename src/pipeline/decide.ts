@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { viewTokensSteps } from '../compaction/layout.js';
 import { type Cut, planCompactionSteps, planDegradeSteps, planInterimSteps } from '../compaction/plan.js';
-import { runSliced } from '../slicer.js';
+import { runSliced } from '../slicing/slicer.js';
 import type { Checkpoint, ConversationRecord } from '../store/store.js';
 import { type Analysis, buildView } from './analyze.js';
 import { type Base, baseView, type CandidateCosts, candidatesSteps, chooseBase, noSummaryBase } from './choose-view.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../config.js';
+import { parseConfig } from '../config/config.js';
 import { createTokenCounter } from '../tokens/counter.js';
 import { canForwardFirst } from './forward-first.js';
 

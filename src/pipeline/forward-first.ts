@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ChatRequest } from '../chat/types.js';
-import type { ModelConfig } from '../config.js';
+import type { ChatRequest } from '../messages/types.js';
+import type { ModelConfig } from '../config/config.js';
 import { MAX_CONVERSATION_ID_BYTES } from '../conversation/identify.js';
 import { resolveBudget } from '../tokens/budget.js';
 

@@ -1,12 +1,12 @@
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { chunkTranscript, summarizeInChunks } from '../compaction/chunks.js';
 import { collectLedgerCandidates, type LedgerCounts, ledgerForSummarySteps, ledgerReserve } from '../compaction/ledger.js';
 import { buildSummarizerMessages } from '../compaction/prompt.js';
 import { buildTemplateSummary } from '../compaction/template.js';
 import { templateWithLedgerSteps } from '../compaction/template-ledger.js';
 import { transcriptEntries } from '../compaction/transcript.js';
-import type { CompactionConfig } from '../config.js';
-import { createSlicer, runSliced, SLICE_MS } from '../slicer.js';
+import type { CompactionConfig } from '../config/config.js';
+import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
 import { type Summarizer, SummarizerError, type SummarizerFailure } from '../summarizer/client.js';
 
 // Turns an evicted span into the next summary text, by the model's strategy. Only `summarize`

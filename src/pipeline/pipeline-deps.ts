@@ -1,8 +1,8 @@
 import type { CredentialProofs } from '../auth/credential-proofs.js';
 import type { TenantBudget } from '../background/tenant-budget.js';
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
-import type { Metrics } from '../metrics.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { Summarizer } from '../summarizer/client.js';
 import type { TokenService } from './token-service.js';
 import type { BackgroundCompactor } from './background.js';

@@ -1,5 +1,5 @@
 import type { PlanRules } from '../compaction/plan.js';
-import type { CompactionConfig } from '../config.js';
+import type { CompactionConfig } from '../config/config.js';
 
 /** A model's compaction config as the planner reads it. */
 export function planRules(c: CompactionConfig): PlanRules {

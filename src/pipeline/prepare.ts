@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import type { RequestLog } from '../chat/request-log.js';
+import type { RequestLog } from '../observability/request-log.js';
 import { summaryCodec } from '../compaction/summary-message.js';
-import type { ModelConfig } from '../config.js';
+import type { ModelConfig } from '../config/config.js';
 import { credentialOf, type Identity } from '../conversation/identify.js';
-import { createSlicer, runSliced, SLICE_MS } from '../slicer.js';
+import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { analyzeSteps } from './analyze.js';
 import { decide } from './decide.js';

@@ -1,5 +1,5 @@
 import { chatWire } from '../chat/items.js';
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { viewTokens } from '../compaction/layout.js';
 import { type PlanRules, planCompaction, planDegrade } from '../compaction/plan.js';
 import type { SummaryCodec } from '../compaction/summary-message.js';

@@ -1,5 +1,5 @@
-import type { Logger } from '../logger.js';
-import type { Metrics } from '../metrics.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
 import { type RecordBound, addEdit, applies, confirmEdit, discardEdit } from '../store/checkpoints.js';
 import { type Checkpoint, type ConversationKey, type ConversationRecord, type LockClaim, type LockTable, type Store, StoreUnavailableError } from '../store/store.js';
 import { traceStore } from '../tracing/spans.js';

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RequestLog } from '../chat/request-log.js';
-import type { ModelConfig } from '../config.js';
+import type { RequestLog } from '../observability/request-log.js';
+import type { ModelConfig } from '../config/config.js';
 import type { Identity } from '../conversation/identify.js';
 import type { Analysis } from './analyze.js';
 import type { Decision } from './decide.js';

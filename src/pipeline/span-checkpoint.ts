@@ -1,7 +1,7 @@
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import type { Cut } from '../compaction/plan.js';
 import { acceptSummary } from '../compaction/validate-summary.js';
-import { countLedger } from '../metrics.js';
+import { countLedger } from '../observability/metrics.js';
 import type { Checkpoint } from '../store/store.js';
 import type { Analysis } from './analyze.js';
 import type { Base } from './choose-view.js';

@@ -1,7 +1,7 @@
-import type { RequestLog } from '../chat/request-log.js';
-import type { ModelConfig } from '../config.js';
+import type { RequestLog } from '../observability/request-log.js';
+import type { ModelConfig } from '../config/config.js';
 import type { Identity } from '../conversation/identify.js';
-import type { Pause } from '../slicer.js';
+import type { Pause } from '../slicing/slicer.js';
 import type { ConversationKey } from '../store/store.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import type { PipelineDeps } from './pipeline-deps.js';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage, ChatRequest } from '../chat/types.js';
-import { createModelResolver, parseConfig } from '../config.js';
-import { createMetrics } from '../metrics.js';
+import type { ChatMessage, ChatRequest } from '../messages/types.js';
+import { createModelResolver, parseConfig } from '../config/config.js';
+import { createMetrics } from '../observability/metrics.js';
 import { countRequest, createTokenService } from './token-service.js';
 
 const CONFIG = `

@@ -1,8 +1,8 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import type { ChatMessage, ChatRequest } from '../chat/types.js';
+import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import { messageHash } from '../conversation/canonical.js';
-import type { Config, ModelConfig } from '../config.js';
-import type { Metrics } from '../metrics.js';
+import type { Config, ModelConfig } from '../config/config.js';
+import type { Metrics } from '../observability/metrics.js';
 import { type OutputLimits, resolveBudget } from '../tokens/budget.js';
 import { createTokenCache } from '../tokens/cache.js';
 import { createCalibration } from '../tokens/calibration.js';

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import type { NeutralItem } from '../compaction/items.js';
 
 /**

@@ -1,6 +1,6 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import type { ChatMessage } from '../chat/types.js';
-import type { ModelConfig } from '../config.js';
+import type { ChatMessage } from '../messages/types.js';
+import type { ModelConfig } from '../config/config.js';
 import { jsonItemHash } from '../conversation/canonical.js';
 import type { CountedItems } from '../pipeline/prepare.js';
 import type { TokenService } from '../pipeline/token-service.js';

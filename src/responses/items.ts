@@ -1,4 +1,4 @@
-import type { ChatMessage, ContentPart } from '../chat/types.js';
+import type { ChatMessage, ContentPart } from '../messages/types.js';
 import { clearedStubText } from '../compaction/clearing.js';
 import type { NeutralItem } from '../compaction/items.js';
 import type { WireItems } from '../pipeline/wire.js';

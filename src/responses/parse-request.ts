@@ -1,6 +1,6 @@
 import { errors } from '../errors.js';
 import { type JsonBody, objectNamingModel, readJsonBody, refuseDuplicates } from '../json/body.js';
-import type { Pause } from '../slicer.js';
+import type { Pause } from '../slicing/slicer.js';
 import type { ResponsesRequest } from './types.js';
 
 // Parses and checks the few fields recap relies on (`model`, and `input` as a string or an array

@@ -1,5 +1,5 @@
-import type { ModelConfig } from '../config.js';
-import type { AppDeps } from '../deps.js';
+import type { ModelConfig } from '../config/config.js';
+import type { AppDeps } from '../runtime/deps.js';
 import type { WireRoute } from '../http/compacting-handler.js';
 import { spliceArray } from '../json/splice.js';
 import { type ResponsesBody, isCompactable, readResponsesRequest } from './parse-request.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { storeSchema } from '../config-schema.js';
+import { storeSchema } from '../config/schema.js';
 import { createStore } from './create-store.js';
 import { freePorts } from '../../test/helpers/redis-process.js';
 

@@ -1,4 +1,4 @@
-import type { StoreConfig } from '../config-schema.js';
+import type { StoreConfig } from '../config/schema.js';
 import { MemoryStore } from './memory-store.js';
 import { RedisStore } from './redis-store.js';
 import type { Store } from './store.js';

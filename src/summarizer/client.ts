@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { traceSummarizer } from '../tracing/spans.js';
 import type { UpstreamRegistry } from '../upstream/client.js';
 import { readSummarizerReply, type SummarizerFailure } from './reply.js';

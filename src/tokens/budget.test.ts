@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatRequest } from '../chat/types.js';
-import { modelSchema, type ModelConfig } from '../config-schema.js';
+import type { ChatRequest } from '../messages/types.js';
+import { modelSchema, type ModelConfig } from '../config/schema.js';
 import { resolveBudget } from './budget.js';
 
 const model = (extra: Partial<ModelConfig> = {}): ModelConfig =>

@@ -1,4 +1,4 @@
-import type { ModelConfig } from '../config-schema.js';
+import type { ModelConfig } from '../config/schema.js';
 
 // How many prompt tokens a request may carry (design rule 3):
 // context_window − output reservation − tools tokens. The reservation is what the reply may use:

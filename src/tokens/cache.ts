@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import type { ChatMessage } from '../chat/types.js';
-import type { Config } from '../config-schema.js';
+import type { ChatMessage } from '../messages/types.js';
+import type { Config } from '../config/schema.js';
 import { messageHash } from '../conversation/canonical.js';
 import type { EncodingName } from './encodings.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatRequest } from '../chat/types.js';
-import { modelSchema } from '../config-schema.js';
+import type { ChatRequest } from '../messages/types.js';
+import { modelSchema } from '../config/schema.js';
 import { countRequest } from './count-request.js';
 import { createTokenCounter } from './counter.js';
 

@@ -1,5 +1,5 @@
-import type { ChatRequest } from '../chat/types.js';
-import type { ModelConfig } from '../config-schema.js';
+import type { ChatRequest } from '../messages/types.js';
+import type { ModelConfig } from '../config/schema.js';
 import { resolveBudget } from './budget.js';
 import { createTokenCounter, type TokenCounter } from './counter.js';
 import type { EncodingName } from './encodings.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { messageHash } from '../conversation/canonical.js';
 import { createTokenCache, tokenCacheKey } from './cache.js';
 import { createTokenCounter } from './counter.js';

@@ -1,5 +1,5 @@
-import type { ChatMessage, ChatRequest } from '../chat/types.js';
-import { type Pause, SLICE_MS, createSlicer } from '../slicer.js';
+import type { ChatMessage, ChatRequest } from '../messages/types.js';
+import { type Pause, SLICE_MS, createSlicer } from '../slicing/slicer.js';
 import { tokenCacheKey, tokenCacheKeyFromHash, type TokenCache } from './cache.js';
 import { getTokenizer, type EncodingName, type TextTokenizer } from './encodings.js';
 import { messageCost, REPLY_PRIMING_TOKENS } from './message-tokens.js';

@@ -1,4 +1,4 @@
-import type { ImagePart } from '../chat/types.js';
+import type { ImagePart } from '../messages/types.js';
 import { imageSizeFromDataUrl, type ImageSize } from './image-size.js';
 
 // Image input tokens by OpenAI's documented tile formula (gpt-4o / gpt-4-turbo vision):

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { messageHash } from '../conversation/canonical.js';
 import { createConversationMemo } from './memo.js';
 

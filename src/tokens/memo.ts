@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { ChatMessage } from '../chat/types.js';
+import type { ChatMessage } from '../messages/types.js';
 import { isEmpty } from '../conversation/canonical.js';
 import type { EncodingName } from './encodings.js';
 

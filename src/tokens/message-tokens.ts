@@ -1,4 +1,4 @@
-import type { ChatMessage, ImagePart } from '../chat/types.js';
+import type { ChatMessage, ImagePart } from '../messages/types.js';
 import { imageTokens } from './image-tokens.js';
 
 // How one chat message turns into tokens, following OpenAI's cookbook (`num_tokens_from_messages`,

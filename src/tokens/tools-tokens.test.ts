@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage, ChatRequest } from '../chat/types.js';
+import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import { createTokenCounter } from './counter.js';
 import type { EncodingName } from './encodings.js';
 

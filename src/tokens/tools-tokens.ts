@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../chat/types.js';
+import type { ChatRequest } from '../messages/types.js';
 import { stringifyJson } from '../json/stringify.js';
 import type { TextTokenizer } from './encodings.js';
 import { renderFunctionNamespace, type FunctionDefinition } from './tools-render.js';

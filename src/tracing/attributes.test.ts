@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newRequestLog } from '../chat/request-log.js';
+import { newRequestLog } from '../observability/request-log.js';
 import { errorType, pathOnly, requestAttributes, requestFailed, spanName, truncate } from './attributes.js';
 
 describe('span attributes', () => {

@@ -1,5 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
-import type { RequestLog } from '../chat/request-log.js';
+import type { RequestLog } from '../observability/request-log.js';
 
 // Span attributes, built only from what a request's log line already holds: route, models,
 // action, token counts, status. Never message text, headers or credentials.

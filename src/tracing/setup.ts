@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 import { tracingSettings } from './settings.js';
 import { useTracer } from './spans.js';
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, context, propagation, trace, type Tracer } from '@opentelemetry/api';
 import type { Dispatcher } from 'undici';
-import type { RequestLog } from '../chat/request-log.js';
+import type { RequestLog } from '../observability/request-log.js';
 import type { Summarizer } from '../summarizer/client.js';
 import { errorType, pathOnly, requestAttributes, requestFailed, spanName, truncate } from './attributes.js';
 

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
-import type { Config, UpstreamConfig } from '../config.js';
+import type { Config, UpstreamConfig } from '../config/config.js';
 import { RecapError, errors } from '../errors.js';
 import { traceUpstream } from '../tracing/spans.js';
 

@@ -1,8 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { AggregatorRegistry } from 'prom-client';
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../observability/logger.js';
 import { isWorkerMessage, type MetricsReply } from './messages.js';
 
 // `recap serve --workers N`: the primary serves nothing itself. It forks N workers (each a whole

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import OpenAI from 'openai';
-import { parseConfig, type Config } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { parseConfig, type Config } from '../../src/config/config.js';
+import { createLogger } from '../../src/observability/logger.js';
 import { startRecap, type RunningRecap } from '../../src/main.js';
 import { type FakeUpstream, type FakeUpstreamOptions, startFakeUpstream } from '../../src/dev/fake-upstream.js';
 

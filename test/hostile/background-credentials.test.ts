@@ -8,7 +8,7 @@ import type OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { prose } from '../helpers/conversation.js';
 import { startFakeUpstream } from '../../src/dev/fake-upstream.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/observability/logger.js';
 import { startRecap } from '../../src/main.js';
 import { type Harness, LogCapture, SUMMARIZER, smallModel, startHarness, testConfig } from '../helpers/harness.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../src/chat/types.js';
+import type { ChatMessage } from '../../src/messages/types.js';
 import { tenantOf } from '../../src/conversation/identify.js';
 import { expectOpenAIError } from '../helpers/error-shape.js';
 import { prose } from '../helpers/conversation.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../src/chat/types.js';
+import type { ChatMessage } from '../../src/messages/types.js';
 import { INPUT_NOTICE } from '../../src/compaction/prompt.js';
 import { SUMMARY_MARKER, summaryCodec } from '../../src/compaction/summary-message.js';
 import { tenantOf } from '../../src/conversation/identify.js';

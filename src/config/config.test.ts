@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createModelResolver, parseConfig } from './config.js';
-import { problems } from './config-problems.case.js';
+import { problems } from './problems.case.js';
 
 const base = `
 upstreams:

@@ -1,6 +1,6 @@
 import { get } from 'node:http';
-import { parseCommandArgs, portNumber } from './cli-args.js';
-import { loadConfigFile } from './config.js';
+import { parseCommandArgs, portNumber } from './args.js';
+import { loadConfigFile } from '../config/config.js';
 import { listeningPort, localAddress } from './serve-options.js';
 
 // `recap health`: the container health check. It finds the port as `recap serve` does, so the

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { parseChatRequest } from './chat/parse-request.js';
-import { parseCommandArgs, UsageError } from './cli-args.js';
-import { type Config, createModelResolver, loadConfigFile } from './config.js';
-import { countRequest, type RequestCount } from './tokens/count-request.js';
+import { parseChatRequest } from '../chat/parse-request.js';
+import { parseCommandArgs, UsageError } from './args.js';
+import { type Config, createModelResolver, loadConfigFile } from '../config/config.js';
+import { countRequest, type RequestCount } from '../tokens/count-request.js';
 
 async function readInput(file: string): Promise<Buffer> {
   if (file !== '-') return readFile(file);

@@ -1,11 +1,11 @@
 import cluster from 'node:cluster';
-import { parseCommandArgs } from './cli-args.js';
-import { type Config, loadConfigFile, workersProblem } from './config.js';
-import { createLogger, type Logger } from './logger.js';
+import { parseCommandArgs } from './args.js';
+import { type Config, loadConfigFile, workersProblem } from '../config/config.js';
+import { createLogger, type Logger } from '../observability/logger.js';
 import { listeningPort, workersWanted } from './serve-options.js';
-import { startTracing } from './tracing/setup.js';
-import { runPrimary } from './workers/primary.js';
-import { joinCluster, type WorkerLink } from './workers/worker.js';
+import { startTracing } from '../tracing/setup.js';
+import { runPrimary } from '../workers/primary.js';
+import { joinCluster, type WorkerLink } from '../workers/worker.js';
 
 // `recap serve`: one process, or with --workers N a primary and N workers on one port. A worker
 // runs this same command (node:cluster forks the CLI with its arguments) and takes the worker
@@ -14,7 +14,7 @@ import { joinCluster, type WorkerLink } from './workers/worker.js';
 /** Serves until SIGTERM/SIGINT (or, for a worker, until its primary is gone), then drains and exits. */
 async function serveProcess(config: Config, port: number, logger: Logger, link?: WorkerLink): Promise<void> {
   const tracing = await startTracing(process.env, logger);
-  const { startRecap } = await import('./main.js');
+  const { startRecap } = await import('../main.js');
   const recap = await startRecap(config, { port, logger, metricsText: link?.clusterMetrics });
   if (link) {
     link.report(recap.runtime.metrics.registry);

@@ -1,5 +1,5 @@
-import { portNumber, workerCount } from './cli-args.js';
-import { type Config, workerTotal } from './config.js';
+import { portNumber, workerCount } from './args.js';
+import { type Config, workerTotal } from '../config/config.js';
 
 type Env = Record<string, string | undefined>;
 

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { parseCommandArgs, portNumber, positiveInteger, UsageError, wantsHelp, workerCount } from './cli-args.js';
+import { parseCommandArgs, portNumber, positiveInteger, UsageError, wantsHelp, workerCount } from './args.js';
 
 describe('CLI arguments', () => {
   it('sees -h/--help anywhere before a -- terminator', () => {

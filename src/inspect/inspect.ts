@@ -1,11 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Caller } from './auth/caller.js';
-import { TENANT_HASH, clientTenant, conversationIdHash, keepsRecords, tenantOfCaller } from './conversation/identify.js';
-import { errors } from './errors.js';
-import { isLive, isPending, prefixOf } from './store/checkpoints.js';
-import type { Records } from './pipeline/records.js';
-import type { ConversationKey } from './store/store.js';
+import type { Caller } from '../auth/caller.js';
+import { TENANT_HASH, clientTenant, conversationIdHash, keepsRecords, tenantOfCaller } from '../conversation/identify.js';
+import { errors } from '../errors.js';
+import { isLive, isPending, prefixOf } from '../store/checkpoints.js';
+import type { Records } from '../pipeline/records.js';
+import type { ConversationKey } from '../store/store.js';
 
 // GET / DELETE /recap/v1/conversations/{id}: a caller sees and forgets only its own records (the
 // same tenant that made them: its client, or its credential). A caller without any credential has

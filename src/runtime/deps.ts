@@ -1,11 +1,11 @@
-import type { ChatMessage, ChatRequest } from './chat/types.js';
-import type { RouteCompaction } from './pipeline/prepare.js';
-import type { ResponseItem, ResponsesRequest } from './responses/types.js';
-import type { Config, ModelConfig } from './config.js';
-import type { Logger } from './logger.js';
-import type { Metrics } from './metrics.js';
-import type { Records } from './pipeline/records.js';
-import type { UpstreamRegistry } from './upstream/client.js';
+import type { ChatMessage, ChatRequest } from '../messages/types.js';
+import type { RouteCompaction } from '../pipeline/prepare.js';
+import type { ResponseItem, ResponsesRequest } from '../responses/types.js';
+import type { Config, ModelConfig } from '../config/config.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { Records } from '../pipeline/records.js';
+import type { UpstreamRegistry } from '../upstream/client.js';
 
 export interface ModelRoute {
   model: ModelConfig | undefined;

@@ -1,23 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import { createChatCompaction } from './chat/prepare.js';
-import type { ChatMessage, ChatRequest } from './chat/types.js';
-import { CredentialProofs } from './auth/credential-proofs.js';
-import { openRelayWarning } from './auth/open-relay.js';
-import { TenantBudget } from './background/tenant-budget.js';
-import type { Config } from './config.js';
-import { clientTenant } from './conversation/identify.js';
-import type { Logger } from './logger.js';
-import { createMetrics, type Metrics } from './metrics.js';
-import { type BackgroundCompactor, createBackgroundCompactor } from './pipeline/background.js';
-import type { RouteCompaction } from './pipeline/prepare.js';
-import { createResponsesCompaction } from './responses/prepare.js';
-import type { ResponseItem, ResponsesRequest } from './responses/types.js';
-import { createRecords, type Records } from './pipeline/records.js';
-import { createTokenService } from './pipeline/token-service.js';
-import { createStore } from './store/create-store.js';
-import { StoreUnavailableError } from './store/store.js';
-import { createSummarizer } from './summarizer/client.js';
-import { createUpstreamRegistry, type UpstreamRegistry } from './upstream/client.js';
+import { createChatCompaction } from '../chat/prepare.js';
+import type { ChatMessage, ChatRequest } from '../messages/types.js';
+import { CredentialProofs } from '../auth/credential-proofs.js';
+import { openRelayWarning } from '../auth/open-relay.js';
+import { TenantBudget } from '../background/tenant-budget.js';
+import type { Config } from '../config/config.js';
+import { clientTenant } from '../conversation/identify.js';
+import type { Logger } from '../observability/logger.js';
+import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { type BackgroundCompactor, createBackgroundCompactor } from '../pipeline/background.js';
+import type { RouteCompaction } from '../pipeline/prepare.js';
+import { createResponsesCompaction } from '../responses/prepare.js';
+import type { ResponseItem, ResponsesRequest } from '../responses/types.js';
+import { createRecords, type Records } from '../pipeline/records.js';
+import { createTokenService } from '../pipeline/token-service.js';
+import { createStore } from '../store/create-store.js';
+import { StoreUnavailableError } from '../store/store.js';
+import { createSummarizer } from '../summarizer/client.js';
+import { createUpstreamRegistry, type UpstreamRegistry } from '../upstream/client.js';
 
 /** Everything that lives for the whole process, built in dependency order and closed in reverse. */
 export interface Runtime {

@@ -3,12 +3,12 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { coerceExpanded, type Env, type Expanded, interpolate } from './config-interpolate.js';
-import { configSchema, type Config, type ModelConfig } from './config-schema.js';
-import { parseRedisUrl } from './store/redis-url.js';
+import { coerceExpanded, type Env, type Expanded, interpolate } from './interpolate.js';
+import { configSchema, type Config, type ModelConfig } from './schema.js';
+import { parseRedisUrl } from '../store/redis-url.js';
 import { globMatches, isGlob } from './glob.js';
 
-export type { Config, ModelConfig, UpstreamConfig, CompactionConfig, StoreConfig } from './config-schema.js';
+export type { Config, ModelConfig, UpstreamConfig, CompactionConfig, StoreConfig } from './schema.js';
 
 /** A config that cannot be used; `problems` holds one `file: path: what is wrong` line each. */
 export class ConfigError extends Error {

@@ -1,5 +1,6 @@
-// Wire types of the OpenAI chat completions API, as far as recap needs to read them.
-// Everything else a client sends is carried along untouched.
+// The message shape that the engine, token counting and the ledger share: the chat completions
+// API's, as far as recap reads it (the Responses route maps its items onto it). Everything else a
+// client sends is carried along untouched.
 
 export interface TextPart {
   type: 'text';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from './config.js';
-import { problems } from './config-problems.case.js';
+import { problems } from './problems.case.js';
 
 // The `clients` and `server.anonymous` keys of issue 19 (config.test.ts covers the rest).
 

@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scalarOf } from './config-interpolate.js';
+import { scalarOf } from './interpolate.js';
 import { loadConfigFile, parseConfig } from './config.js';
-import { problems, problemsOf } from './config-problems.case.js';
+import { problems, problemsOf } from './problems.case.js';
 
 // `${VAR}` in number and boolean keys, the `file: path: problem` form of every error, and what a
 // missing config file says.
