@@ -15,8 +15,11 @@ import type { ResponseItem } from './types.js';
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
+/** The item's type; an item without one is a message when it has a role. A type that is not a string is no type recap knows. */
 function kindOf(item: ResponseItem): string {
-  return item.type ?? (item.role !== undefined ? 'message' : 'unknown');
+  const type: unknown = item.type;
+  if (type === undefined || type === null) return item.role !== undefined ? 'message' : 'unknown';
+  return typeof type === 'string' ? type : 'unknown';
 }
 
 function isOutput(type: string): boolean {
@@ -51,7 +54,7 @@ function chatParts(content: unknown): string | ContentPart[] {
       return { type: 'image_url', image_url: { url: str(p.image_url) ?? '', ...(p.detail === 'low' || p.detail === 'high' ? { detail: p.detail } : {}) } };
     if (p.type === 'input_file') return { type: 'file' };
     if (p.type === 'input_audio') return { type: 'input_audio' };
-    return { type: String(p.type ?? 'unknown') };
+    return { type: str(p.type) ?? 'unknown' };
   });
 }
 
@@ -94,7 +97,7 @@ export const responsesWire: WireItems<ResponseItem> = {
   sealedTextOf(item) {
     if (kindOf(item) !== 'message' || item.role !== 'system') return null;
     const content = chatParts(item.content);
-    return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? String(p.text) : '')).join('\n');
+    return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('\n');
   },
   cleared(item, toolName, tokens) {
     // Only a text output can be stubbed; any other (a screenshot, say) is left as it is.
