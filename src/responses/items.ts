@@ -2,6 +2,7 @@ import type { ChatMessage, ContentPart } from '../messages/types.js';
 import { clearedStubText } from '../compaction/clearing.js';
 import type { NeutralItem } from '../compaction/items.js';
 import { withMember } from '../json/splice.js';
+import { stringifyJson } from '../json/stringify.js';
 import type { WireItems } from '../pipeline/wire.js';
 import type { ResponseItem } from './types.js';
 
@@ -10,7 +11,8 @@ import type { ResponseItem } from './types.js';
 // a step whose outputs (`*_output` with the same `call_id`) belong to it; `reasoning` is assistant
 // output and travels with the step it precedes, so it is kept or dropped with it and never altered.
 // For the summarizer's transcript, the template and the ledger, items are read as chat messages;
-// reasoning is never shown to them as text.
+// reasoning is never shown to them as text. Values a client sent are written as JSON without
+// recursion (json/stringify.ts): arguments, inputs and outputs may nest thousands of levels deep.
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -59,7 +61,7 @@ function chatParts(content: unknown): string | ContentPart[] {
 }
 
 function toolCall(id: string, name: string, args: unknown): ChatMessage {
-  return { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) } }] };
+  return { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: typeof args === 'string' ? args : stringifyJson(args ?? {}) } }] };
 }
 
 /**
@@ -77,7 +79,7 @@ export function asChatMessage(item: ResponseItem): ChatMessage {
     return {
       role: 'tool',
       tool_call_id: str(item.call_id) ?? str(item['approval_request_id']) ?? '',
-      content: typeof output === 'string' ? output : Array.isArray(output) ? chatParts(output) : JSON.stringify(output),
+      content: typeof output === 'string' ? output : Array.isArray(output) ? chatParts(output) : stringifyJson(output),
     };
   }
   if (type === 'reasoning') {
