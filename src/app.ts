@@ -63,7 +63,11 @@ export function createApp(deps: AppDeps): RecapApp {
     deps.metrics.requests.inc({ route: log.route, model: log.modelLabel ?? '', status: String(status) });
     deps.metrics.requestDuration.observe({ route: log.route }, (performance.now() - log.startedAt) / 1000);
     const client = caller?.kind === 'client' ? caller.client.name : undefined;
-    deps.logger.info({ ...log, client, durationMs: Math.round((performance.now() - log.startedAt) * 100) / 100 }, 'request');
+    const durationMs = Math.round((performance.now() - log.startedAt) * 100) / 100;
+    // The target names the conversation in full (its id as the client sent it): it goes to the event only.
+    const { target: _target, ...line } = log;
+    deps.logger.info({ ...line, client, durationMs }, 'request');
+    deps.events.record(log, durationMs);
   };
 
   // Every /v1/* and /recap/v1/* request passes here first: a caller refused by the door (clients

@@ -148,10 +148,11 @@ describe('callers without any credential, server.anonymous: shared', () => {
     await untilStored(h, null, 'local-conv');
     expect(await chat(h, null, 'local-conv', history('LOCAL'))).toBe('reused');
     expect(summarizerCalls(h)).toBe(calls + 1);
-    // One record (and the conversation's lock table, released: no claim left in it).
+    // One record (and the conversation's lock table, released: no claim left in it), besides the event log's keys.
     const stored = await dumpRedis(REDIS, PREFIX);
     expect(stored.keys.filter((k) => k.endsWith(':rec'))).toHaveLength(1);
-    expect(stored.keys.filter((k) => !k.endsWith(':rec') && !k.endsWith(':locks'))).toEqual([]);
+    const eventLog = /:(ev|entry|conversations)$|:counts:(minute|hour):\d+$/;
+    expect(stored.keys.filter((k) => !k.endsWith(':rec') && !k.endsWith(':locks') && !eventLog.test(k))).toEqual([]);
     expect(stored.text).not.toMatch(/"h:/);
     const seen = await inspect(h, null, 'local-conv');
     expect(seen.status).toBe(200);

@@ -65,6 +65,8 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
   deps.metrics.tokensSaved.inc({ model: label }, Math.max(0, tokens.tokensIn - tokensOut));
   log.action = action;
   log.tokensOut = tokensOut;
+  log.budget = budget;
+  log.cleared = decision ? (decision.stubs ?? decision.base.cleared.size) : 0;
   if (compaction && tokensOut > compaction.budget) {
     // Only the newest step (with the pinned block and the task) is left, and it does not fit.
     deps.metrics.overBudget.inc({ model: label });
