@@ -91,8 +91,15 @@ describe('two configured clients', () => {
     expect(seen.body).toContain('ALPHA-ONLY');
     expect((await rawRequest(h.recap.url, { target: '/recap/v1/conversations/shared-id?client=alpha', headers: { authorization: `Bearer ${B}` } })).status).toBe(404);
     expect((await rawRequest(h.recap.url, { target: '/recap/v1/conversations/shared-id?client=nobody', headers: asAdmin })).status).toBe(404);
-    // The admin token does not open the door by itself.
-    expect((await rawRequest(h.recap.url, { target: '/recap/v1/conversations/shared-id?client=alpha', headers: { 'x-recap-admin-token': ADMIN } })).status).toBe(401);
+    // On /recap/v1/* the admin token opens the door by itself (it names the tenant), never on /v1/*.
+    expect((await rawRequest(h.recap.url, { target: '/recap/v1/conversations/shared-id?client=alpha', headers: { 'x-recap-admin-token': ADMIN } })).status).toBe(200);
+    const alone = await rawRequest(h.recap.url, { target: '/recap/v1/conversations/shared-id', headers: { 'x-recap-admin-token': ADMIN } });
+    expect(alone.status).toBe(400);
+    expect(JSON.parse(alone.body).error.param).toBe('tenant');
+    expect((await rawRequest(h.recap.url, { target: '/recap/v1/conversations/shared-id?client=alpha', headers: { 'x-recap-admin-token': `${ADMIN}x` } })).status).toBe(401);
+    const forwarded = h.fake.requests.length;
+    expect((await rawRequest(h.recap.url, { target: '/v1/models', headers: { 'x-recap-admin-token': ADMIN } })).status).toBe(401);
+    expect(h.fake.requests.length).toBe(forwarded);
   });
 });
 

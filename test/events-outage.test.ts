@@ -56,6 +56,9 @@ describe('events while the store is down', () => {
     expect(await counter('written')).toBe(1);
     expect(await counter('queue_full')).toBeGreaterThanOrEqual(10 - QUEUE_MAX);
     await waitFor('the queued writes to give up', async () => (await counter('store_error')) + (await counter('queue_full')) === 10);
+    const listing = await rawRequest(h.recap.url, { target: '/recap/v1/conversations', headers: { authorization: 'Bearer sk-outage' } });
+    expect(listing.status).toBe(503);
+    expect(JSON.parse(listing.body).error.code).toBe('store_unavailable');
   });
 
   it('cost nothing once Redis is gone', async () => {
