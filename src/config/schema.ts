@@ -53,6 +53,9 @@ export const compactionSchema = z
     strategy: z.enum(['summarize', 'template', 'window', 'off']).default('summarize'),
     // Later system/developer messages stay verbatim after the summary instead of being summarized (rule 2).
     keep_instructions: z.boolean().default(true),
+    // The opening task (first user message) stays verbatim in every view while it is at most this
+    // share of the budget (rule 1); a bigger one is summarized. 0: only the cut round's own task stays.
+    task_max_share: z.number().min(0).max(1).default(0.25),
     clear_tool_results: clearingSchema.default(clearingSchema.parse({})),
     summarizer: summarizerSchema.optional(),
     summary_max_tokens: positiveInt.default(1024),

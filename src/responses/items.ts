@@ -1,6 +1,7 @@
 import type { ChatMessage, ContentPart } from '../messages/types.js';
 import { clearedStubText } from '../compaction/clearing.js';
 import type { NeutralItem } from '../compaction/items.js';
+import { withMember } from '../json/splice.js';
 import type { WireItems } from '../pipeline/wire.js';
 import type { ResponseItem } from './types.js';
 
@@ -98,7 +99,7 @@ export const responsesWire: WireItems<ResponseItem> = {
   cleared(item, toolName, tokens) {
     // Only a text output can be stubbed; any other (a screenshot, say) is left as it is.
     if (typeof item.output !== 'string' && !Array.isArray(item.output)) return item;
-    return { ...item, output: clearedStubText(toolName, str(item.call_id), tokens) };
+    return withMember(item, 'output', clearedStubText(toolName, str(item.call_id), tokens));
   },
   asChat: (item) => (kindOf(item) === 'reasoning' ? null : asChatMessage(item)),
 };

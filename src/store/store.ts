@@ -20,7 +20,7 @@ export interface Checkpoint {
   prefix?: number;
   /** Hash-chain link of exactly those `prefix` items (canonical.ts `hashChain`). */
   chainHash: string;
-  /** Items below `covered` kept verbatim (later instructions, the task of a cut round); absent: none. */
+  /** Items below `covered` kept verbatim (later instructions, the opening task, the task of a cut round); absent: none. */
   kept?: number[];
   /** Results in [covered, prefix) whose content is replaced by a stub; absent: none. */
   cleared?: number[];
