@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { RequestLog } from '../observability/request-log.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import type { ModelConfig } from '../config/config.js';
+import { callerOf } from '../auth/caller.js';
 import { credentialOf, type Identity } from '../conversation/identify.js';
 import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
 import type { Budget } from '../tokens/budget.js';
@@ -53,6 +54,10 @@ export async function planCompaction<T>(
 ): Promise<RoutePlan<T>> {
   const { model, log } = input;
   const { identity, counted, budget } = request;
+  if (identity.keepsRecords) {
+    const vouched = callerOf(input.req).kind !== 'credential';
+    log.target = { key: { tenant: identity.tenant, conversation: identity.conversation }, id: identity.id ?? null, route: request.wire.route, vouched };
+  }
   // Forwarded first, it is below both lines by proof: nothing to choose, store or prepare.
   if (input.forwardedFirst) return planUntouched(deps, input, counted, budget, identity);
   const ctx = stepContext(deps, input, model, counted.counter, identity);

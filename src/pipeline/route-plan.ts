@@ -66,6 +66,8 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
   deps.metrics.tokensSaved.inc({ model: label }, Math.max(0, tokens.tokensIn - tokensOut));
   log.action = action;
   log.tokensOut = tokensOut;
+  log.budget = budget?.prompt;
+  log.cleared = decision ? (decision.stubs ?? decision.base.cleared.size) : 0;
   // Both sides count the tool definitions: what went upstream against what the window leaves the prompt.
   if (compaction && budget && tokensOut > budget.prompt) {
     // Only the newest step (with the pinned block and the task) is left, and it does not fit.
