@@ -26,6 +26,8 @@ export interface Decision<T> {
   view: T[] | null;
   /** Tool results shown as stubs, when not those of `base` (a degraded view clears its own). */
   stubs?: number;
+  /** A compaction by clearing alone: its checkpoint adds no summary (audit mode's `cleared`). */
+  clearingOnly?: boolean;
   /** Tokens of the view (items and reply priming; no tool definitions). */
   viewTokens: number;
   /** The most compacted stored checkpoint that applies, when it is ahead of `base` (prepared, not yet needed). */
@@ -70,7 +72,7 @@ async function compacted<T>(ctx: StepContext, a: Analysis<T>, cut: Cut, checkpoi
 /** A view made by clearing alone (rule 11): no summarizer call; its checkpoint is stored after a 2xx. */
 function cleared<T>(ctx: StepContext, a: Analysis<T>, cut: Cut, from: Base, noStore: boolean): Promise<Decision<T>> {
   const checkpoint = describeCheckpoint(a, cut, from.checkpoint?.summary ?? '', from.checkpoint?.model ?? 'clearing');
-  return compacted(ctx, a, cut, checkpoint, noStore ? {} : { write: checkpoint });
+  return compacted(ctx, a, cut, checkpoint, noStore ? { clearingOnly: true } : { write: checkpoint, clearingOnly: true });
 }
 
 async function degrade<T>(ctx: StepContext, a: Analysis<T>, base: Base, budget: number, reason: string): Promise<Decision<T>> {
@@ -109,7 +111,8 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
     const plan = await runSliced(planCompactionSteps(a.layout, baseView(a, from), budget, rules), ctx.pause);
     if (plan.kind === 'fits' || plan.kind === 'irreducible') return unchanged(a, choice);
     if (plan.kind === 'clear') return cleared(ctx, a, plan, from, noStore);
-    if (ctx.model.compaction.strategy === 'summarize' && !(await ctx.deps.proofs.mayPay(ctx.identity.tenant, ctx.model))) {
+    // Audit mode spends nothing, so nothing needs paying for.
+    if (!ctx.audit && ctx.model.compaction.strategy === 'summarize' && !(await ctx.deps.proofs.mayPay(ctx.identity.tenant, ctx.model))) {
       return degrade(ctx, a, from, budget, 'credential_not_yet_accepted');
     }
     const strategy = await strategyFor(ctx);
@@ -162,7 +165,7 @@ async function reload(ctx: StepContext, previous: ConversationRecord | null): Pr
 
 async function strategyFor(ctx: StepContext): Promise<Strategy> {
   const strategy = ctx.model.compaction.strategy as Strategy;
-  if (strategy === 'summarize' && !(await ctx.deps.tenantBudget.allows(ctx.identity.tenant))) {
+  if (strategy === 'summarize' && !ctx.audit && !(await ctx.deps.tenantBudget.allows(ctx.identity.tenant))) {
     ctx.deps.metrics.tenantBudgetExceeded.inc();
     return 'window';
   }
