@@ -45,6 +45,12 @@ export function createMetrics() {
       name: 'recap_tenant_budget_exceeded_total',
       help: 'Compactions that fell back to window because a tenant spent its summarizer budget',
     }),
+    events: new Counter({
+      ...r,
+      name: 'recap_events_total',
+      help: 'Conversation events (and background spend counts) by outcome: written, queue_full (dropped), store_error (dropped)',
+      labelNames: ['outcome'],
+    }),
     storeErrors: new Counter({ ...r, name: 'recap_store_errors_total', help: 'Store operations that failed (served without records)', labelNames: ['op'] }),
     storeDuration: new Histogram({ ...r, name: 'recap_store_duration_seconds', help: 'Store operation latency', labelNames: ['op'], buckets: LATENCY_BUCKETS }),
     upstreamDuration: new Histogram({

@@ -24,6 +24,8 @@ export interface Decision<T> {
   base: Base;
   /** What goes upstream, or null for the client's own bytes. */
   view: T[] | null;
+  /** Tool results shown as stubs, when not those of `base` (a degraded view clears its own). */
+  stubs?: number;
   /** Tokens of the view (items and reply priming; no tool definitions). */
   viewTokens: number;
   /** The most compacted stored checkpoint that applies, when it is ahead of `base` (prepared, not yet needed). */
@@ -76,7 +78,7 @@ async function degrade<T>(ctx: StepContext, a: Analysis<T>, base: Base, budget: 
   ctx.deps.logger.warn({ conversation: ctx.log.conversation, reason }, 'compaction degraded: dropping oldest items for this request');
   const view = { covered: cut.covered, kept: cut.kept, cleared: new Set(cut.cleared) };
   const confirm = base.checkpoint?.pendingUntil === undefined ? [] : [base.checkpoint];
-  return { action: 'degraded', base, view: buildView(a, base.summary, view), viewTokens: cut.tokens, confirm, reason };
+  return { action: 'degraded', base, view: buildView(a, base.summary, view), viewTokens: cut.tokens, stubs: cut.cleared.length, confirm, reason };
 }
 
 export async function decide<T>(ctx: StepContext, a: Analysis<T>, budget: number): Promise<Decision<T>> {

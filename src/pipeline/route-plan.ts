@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestLog } from '../observability/request-log.js';
 import type { ModelConfig } from '../config/config.js';
 import type { Identity } from '../conversation/identify.js';
+import type { Budget } from '../tokens/budget.js';
 import type { Analysis } from './analyze.js';
 import type { Decision } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
@@ -46,11 +47,11 @@ export interface PlanInput<T> {
   log: RequestLog;
   tokens: PlanTokens<T>;
   model: ModelConfig | undefined;
-  /** The prompt budget, when the model has a config. */
-  budget?: number;
+  /** The budget, when the model has a config: `prompt` (tool definitions included) is x-recap-budget. */
+  budget?: Budget | undefined;
   /** Who asked, when the model compacts (a 2xx proves the caller's credential: auth/credential-proofs.ts). */
   identity?: Identity;
-  /** Absent when the model has no compaction (unconfigured or strategy off). */
+  /** Absent when the model has no compaction (unconfigured or strategy off); `budget`: the messages' (tools taken out). */
   compaction?: { ctx: StepContext; a: Analysis<T>; decision: Decision<T>; budget: number; bytes: number };
 }
 
@@ -65,10 +66,13 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
   deps.metrics.tokensSaved.inc({ model: label }, Math.max(0, tokens.tokensIn - tokensOut));
   log.action = action;
   log.tokensOut = tokensOut;
-  if (compaction && tokensOut > compaction.budget) {
+  log.budget = budget?.prompt;
+  log.cleared = decision ? (decision.stubs ?? decision.base.cleared.size) : 0;
+  // Both sides count the tool definitions: what went upstream against what the window leaves the prompt.
+  if (compaction && budget && tokensOut > budget.prompt) {
     // Only the newest step (with the pinned block and the task) is left, and it does not fit.
     deps.metrics.overBudget.inc({ model: label });
-    deps.logger.warn({ conversation: log.conversation, tokensOut, budget: compaction.budget }, 'request over budget: the newest step alone does not fit; forwarded as it is');
+    deps.logger.warn({ conversation: log.conversation, tokensOut, budget: budget.prompt }, 'request over budget: the newest step alone does not fit; forwarded as it is');
   }
 
   const headers: Record<string, string> = {
@@ -76,7 +80,7 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
     'x-recap-tokens-in': String(tokens.tokensIn),
     'x-recap-tokens-out': String(tokensOut),
   };
-  if (budget !== undefined) headers['x-recap-budget'] = String(budget);
+  if (budget !== undefined) headers['x-recap-budget'] = String(budget.prompt);
   let settled = false;
   const release = async () => {
     if (compaction && decision?.claim) await deps.records.unlock(compaction.ctx.key, decision.claim.id, decision.claim.token);

@@ -39,6 +39,13 @@ export function summarizerRecorder(deps: PipelineDeps, model: ModelConfig, tenan
     deps.metrics.summarizerDuration.observe({ mode }, ms / 1000);
     deps.metrics.summarizerTokens.inc({ direction: 'total' }, result.summarizerTokens);
     deps.tenantBudget.record(tenant, result.summarizerTokens);
-    if (mode === 'inline' && log) log.summarizerMs = Math.round(ms);
+    if (mode === 'inline' && log) {
+      log.summarizerMs = Math.round(ms);
+      log.summarizerCalls = (log.summarizerCalls ?? 0) + result.calls;
+      log.summarizerTokens = (log.summarizerTokens ?? 0) + result.summarizerTokens;
+    } else {
+      // Spent for no request in particular: the overview counts it all the same.
+      deps.events.spend(tenant, model.match, result.calls, result.summarizerTokens);
+    }
   };
 }
