@@ -2,11 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import type { RequestLog } from '../observability/request-log.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import type { ModelConfig } from '../config/config.js';
+import { callerOf } from '../auth/caller.js';
 import { credentialOf, type Identity } from '../conversation/identify.js';
 import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
 import type { Budget } from '../tokens/budget.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { analyzeSteps } from './analyze.js';
+import { auditKey } from './audit.js';
 import { decide } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { createRoutePlan, type PlanTokens, type RoutePlan } from './route-plan.js';
@@ -53,6 +55,10 @@ export async function planCompaction<T>(
 ): Promise<RoutePlan<T>> {
   const { model, log } = input;
   const { identity, counted, budget } = request;
+  if (identity.keepsRecords) {
+    const vouched = callerOf(input.req).kind !== 'credential';
+    log.target = { key: { tenant: identity.tenant, conversation: identity.conversation }, id: identity.id ?? null, route: request.wire.route, vouched };
+  }
   // Forwarded first, it is below both lines by proof: nothing to choose, store or prepare.
   if (input.forwardedFirst) return planUntouched(deps, input, counted, budget, identity);
   const ctx = stepContext(deps, input, model, counted.counter, identity);
@@ -65,6 +71,7 @@ export async function planCompaction<T>(
       countItem: counted.countItem,
       wire: request.wire,
       codec: summaryCodec(deps.secret, identity.tenant),
+      ...(ctx.audit ? { projectedSummaryTokens: model.compaction.summary_max_tokens } : {}),
     }),
     ctx.pause,
   );
@@ -73,11 +80,14 @@ export async function planCompaction<T>(
 }
 
 function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig, counter: TokenCounter, identity: Identity): StepContext {
+  const key = { tenant: identity.tenant, conversation: identity.conversation };
+  const audit = model.compaction.mode === 'audit';
   return {
     deps,
     model,
     identity,
-    key: { tenant: identity.tenant, conversation: identity.conversation },
+    key: audit ? auditKey(key, deps.secret) : key,
+    audit,
     counter,
     // A caller that keeps no records (anonymous) reads and writes none: the engine checks this one flag.
     keepsRecords: identity.keepsRecords,

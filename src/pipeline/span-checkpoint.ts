@@ -5,6 +5,7 @@ import { acceptSummary } from '../compaction/validate-summary.js';
 import { countLedger } from '../observability/metrics.js';
 import type { Checkpoint } from '../store/store.js';
 import type { Analysis } from './analyze.js';
+import { PROJECTED_SUMMARY } from './audit.js';
 import type { Base } from './choose-view.js';
 import { makeSummary } from './make-summary.js';
 import type { StepContext } from './step-context.js';
@@ -62,6 +63,8 @@ export async function checkpointForCut<T>(
   signal: AbortSignal,
 ): Promise<SpanCheckpoint> {
   const { compaction } = ctx.model;
+  // What enforcing would have written, without the call: projected at its limit (audit.ts).
+  if (ctx.audit && strategy === 'summarize') return { ok: true, checkpoint: describeCheckpoint(a, cut, PROJECTED_SUMMARY, 'projected') };
   const evictedTokens = sumOf(a.layout.tokens, cut.evicted);
   // The opening task taken in by this summary (it does not stay verbatim): the summary says so,
   // and the ledger counts what it states as the task's.
