@@ -70,6 +70,16 @@ describe('ledgerCandidates', () => {
     ]);
   });
 
+  it('reads several identifiers of one line, and never carries one that holds the separator', () => {
+    const previous = `## Goal\n- none\n\n${LEDGER_HEADING}\n- task: BUG-7731, src/importer/csv.ts\n- tool: 7f3a9c21`;
+    expect(ledgerCandidates([user('Call `merge(a, b)` on ORD-7.')], previous)).toEqual([
+      { id: 'ORD-7', from: 'user' },
+      { id: 'BUG-7731', from: 'task' },
+      { id: 'src/importer/csv.ts', from: 'task' },
+      { id: '7f3a9c21', from: 'tool' },
+    ]);
+  });
+
   it('collects the same candidates while giving the event loop back', async () => {
     const evicted = Array.from({ length: 400 }, (_, i) => user(`Order ORD-${10_000 + i} in /srv/app/${i}.json`));
     const previous = `## Goal\n- none\n\n${LEDGER_HEADING}\n- user: SUP-4411`;

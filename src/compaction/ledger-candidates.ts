@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ChatMessage } from '../messages/types.js';
 import { identifiersIn } from './identifiers.js';
 import { jsonValuesText } from './json-values.js';
-import { type LedgerEntry, type Provenance, splitLedger } from './ledger-section.js';
+import { type LedgerEntry, type Provenance, SEPARATOR, splitLedger } from './ledger-section.js';
 import { redact } from './redact.js';
 import { contentText, headChars, tailChars } from './text.js';
 import { boundedCallArguments } from './tool-calls.js';
@@ -32,7 +32,7 @@ class Tallies {
   private readonly byId = new Map<string, Tally>();
 
   add(id: string, from: Provenance, at: number): void {
-    if (id === '' || id.includes('\n')) return;
+    if (id === '' || id.includes('\n') || id.includes(SEPARATOR)) return;
     const t = this.byId.get(id);
     if (t === undefined) {
       this.byId.set(id, { entry: { id, from }, count: 1, newest: at });

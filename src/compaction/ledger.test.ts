@@ -16,9 +16,9 @@ function ledger(text: string, evicted: ChatMessage[], previous: string | null = 
 const ids = (text: string) => splitLedger(text).entries.map((e) => e.id);
 
 describe('applyLedger', () => {
-  it('appends the identifiers the summary lacks in a section at its end, each saying where it came from', () => {
-    const out = ledger(SUMMARY, [user('Ticket SUP-4411 is about /etc/billing/rates.yaml.'), user('It failed with ECONNREFUSED.')]);
-    expect(out.text).toBe(`${SUMMARY}\n\n${LEDGER_HEADING}\n- user: ECONNREFUSED\n- user: SUP-4411\n- user: /etc/billing/rates.yaml`);
+  it('appends the identifiers the summary lacks in a section at its end, a line per provenance saying where they came from', () => {
+    const out = ledger(SUMMARY, [user('Ticket SUP-4411 is about /etc/billing/rates.yaml.'), { role: 'assistant', content: 'It failed with ECONNREFUSED.' }]);
+    expect(out.text).toBe(`${SUMMARY}\n\n${LEDGER_HEADING}\n- user: SUP-4411, /etc/billing/rates.yaml\n- assistant: ECONNREFUSED`);
     expect(out).toMatchObject({ kept: 0, appended: 3, dropped: 0 });
   });
 
@@ -59,7 +59,7 @@ describe('applyLedger', () => {
     const copied = `${previous}\n\n## Next steps\n- none`;
     const out = ledger(copied, [user('Then INV-77')], previous);
     expect(out.text.split(LEDGER_HEADING)).toHaveLength(2);
-    expect(out.text.endsWith(`${LEDGER_HEADING}\n- user: INV-77\n- user: SUP-4411`)).toBe(true);
+    expect(out.text.endsWith(`${LEDGER_HEADING}\n- user: INV-77, SUP-4411`)).toBe(true);
     expect(out.text).toContain('## Next steps\n- none');
   });
 
@@ -93,7 +93,7 @@ describe('applyLedger', () => {
       const out = ledger(SUMMARY, evicted, null, limit);
       expect(countText(out.text)).toBeLessThanOrEqual(limit);
       if (out.dropped > 0 && out.appended > 0) {
-        const oneMore = `${out.text}\n- user: ORD-${10_059 - out.appended}`;
+        const oneMore = `${out.text}, ORD-${10_059 - out.appended}`;
         expect(countText(oneMore)).toBeGreaterThan(limit);
       }
     }

@@ -1,7 +1,7 @@
 import type { Steps } from '../slicing/slicer.js';
 import { runSync } from '../slicing/slicer.js';
 import { mentions } from './identifiers.js';
-import { entryLine, LEDGER_HEADING, type LedgerEntry, splitLedger, withLedger } from './ledger-section.js';
+import { entryMinBytes, entryTokens, LEDGER_HEADING, type LedgerEntry, type Provenance, splitLedger, withLedger } from './ledger-section.js';
 import { FRAMING_ALLOWANCE } from './validate-summary.js';
 
 // The identifier ledger (DESIGN rule 5). A summarizer drops or paraphrases identifiers, and each
@@ -61,12 +61,12 @@ export function* applyLedgerSteps(input: LedgerInput): Steps<LedgerResult> {
     return { text: body, kept, appended: 0, dropped: missing.length };
   }
   // More entries never take fewer tokens or bytes, so the most that fit are found by bisection.
-  // Bytes add up exactly and every entry costs at least a token, which bounds the search.
+  // Every entry takes at least its bytes and a separator, and a token, which bounds the search.
   const byteRoom = maxBytes - byteLength(withLedger(body, []));
   let lo = 1;
   let hi = Math.min(missing.length, input.maxTokens);
-  for (let i = 0, bytes = -1; i < hi; i++) {
-    bytes += byteLength(`${entryLine(missing[i]!)}\n`);
+  for (let i = 0, bytes = 0; i < hi; i++) {
+    bytes += entryMinBytes(missing[i]!);
     if (bytes > byteRoom) hi = i;
   }
   hi = Math.max(hi, 1);
@@ -93,10 +93,12 @@ const RESERVE_SHARE = 0.25;
 export function ledgerReserve(candidates: readonly LedgerEntry[], summaryMaxTokens: number, countText: (text: string) => number): number {
   const cap = Math.floor(summaryMaxTokens * RESERVE_SHARE);
   if (candidates.length === 0 || cap === 0) return 0;
-  let tokens = countText(`\n\n${LEDGER_HEADING}\n`);
+  let tokens = countText(`\n\n${LEDGER_HEADING}`);
+  const lines = new Set<Provenance>();
   for (const entry of candidates) {
     if (tokens >= cap) return cap;
-    tokens += countText(`${entryLine(entry)}\n`);
+    tokens += entryTokens(entry, !lines.has(entry.from), countText);
+    lines.add(entry.from);
   }
   return Math.min(tokens, cap);
 }

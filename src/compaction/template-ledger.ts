@@ -2,7 +2,7 @@ import type { ChatMessage } from '../messages/types.js';
 import type { Steps } from '../slicing/slicer.js';
 import { mentions } from './identifiers.js';
 import { applyLedgerSteps, type LedgerResult } from './ledger.js';
-import { entryLine, LEDGER_HEADING, type LedgerEntry, splitLedger } from './ledger-section.js';
+import { type LedgerEntry, splitLedger, withLedger } from './ledger-section.js';
 import { buildTemplateSummary } from './template.js';
 
 // The ledger on the `template` strategy. The rollup keeps one line per message and loses its
@@ -31,11 +31,12 @@ export function* templateWithLedgerSteps(input: TemplateLedgerInput): Steps<Ledg
   const full = yield* ledger(whole);
   if (full.dropped === 0 || maxBytes === 0) return full;
   // The bytes the whole section would take: the entries of what the full rollup does not mention.
-  let wanted = byteLength(`\n\n${LEDGER_HEADING}\n`);
+  const missing: LedgerEntry[] = [];
   for (const [i, entry] of candidates.entries()) {
-    if (!mentions(whole, entry.id)) wanted += byteLength(entryLine(entry)) + 1;
+    if (!mentions(whole, entry.id)) missing.push(entry);
     if (i % 1024 === 1023) yield;
   }
+  const wanted = byteLength(withLedger('', missing));
   const shrunk = yield* ledger(rollup(Math.max(Math.ceil(maxBytes / 2), maxBytes - wanted)));
   return shrunk.appended > full.appended ? shrunk : full;
 }
