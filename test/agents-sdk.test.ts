@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
 import { logPart, playAgentTask, TASK } from './helpers/agent-task.js';
+import { countRequest } from '../src/tokens/count-request.js';
 import { independentCount } from './helpers/conversation.js';
 import { type Harness, startHarness, SUMMARIZER } from './helpers/harness.js';
+import { chatToolsTokens, responsesPromptTokens } from './helpers/responses-tokens.js';
 
 // Issues 16 and 21: the OpenAI Agents SDK runs one task of more than 80 tool steps through recap on
 // a small-context model, with its chat-completions model class and with its default Responses
@@ -31,7 +33,10 @@ interface Forwarded {
   pairs: { call: string; issuedBefore: Set<string> }[];
   cleared: boolean;
   summarized: boolean;
-  tokens?: number;
+  /** The prompt without tool definitions, recounted apart from recap (test/helpers). */
+  tokens: number;
+  /** The tool definitions as the chat route counts them. */
+  toolsTokens: number;
 }
 
 const textOf = (content: unknown): string => (typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? '').join('') : '');
@@ -51,10 +56,11 @@ function readChat(body: { messages: Sent[] }): Forwarded {
     cleared: messages.some((m) => m.role === 'tool' && m.content?.startsWith('[recap: tool result cleared')),
     summarized: textOf(messages[1]?.content).startsWith(SUMMARY_MARKER),
     tokens: independentCount(messages as never),
+    toolsTokens: countRequest(body as never, undefined).tools_tokens,
   };
 }
 
-function readResponses(body: { instructions?: string; input: Item[] }): Forwarded {
+function readResponses(body: { instructions?: string; input: Item[]; tools?: Record<string, unknown>[] }): Forwarded {
   const pairs: Forwarded['pairs'] = [];
   const issued = new Set<string>();
   for (const item of body.input) {
@@ -67,6 +73,8 @@ function readResponses(body: { instructions?: string; input: Item[] }): Forwarde
     pairs,
     cleared: body.input.some((i) => i.type === 'function_call_output' && String(i.output).startsWith('[recap: tool result cleared')),
     summarized: body.input.some((i) => i.role === 'system' && textOf(i.content).startsWith(SUMMARY_MARKER)),
+    tokens: responsesPromptTokens(body),
+    toolsTokens: chatToolsTokens(body.instructions, body.tools ?? []),
   };
 }
 
@@ -120,10 +128,13 @@ describe.each(MODELS)('an agent task of many tool steps, through @openai/agents 
     expect(headers).toHaveLength(sent.length);
     let compactedOrReused = 0;
     sent.forEach((forwarded, i) => {
-      const budget = Number(headers[i]!.get('x-recap-budget'));
-      expect(budget).toBeGreaterThan(0);
-      expect(Number(headers[i]!.get('x-recap-tokens-out'))).toBeLessThanOrEqual(budget);
-      if (forwarded.tokens !== undefined) expect(forwarded.tokens).toBeLessThanOrEqual(budget);
+      // The budget the rule gives (window − max_output_tokens − tools), and the forwarded prompt within it.
+      const budget = 24000 - 1000 - forwarded.toolsTokens;
+      expect(forwarded.toolsTokens).toBeGreaterThan(0);
+      expect(forwarded.tokens).toBeLessThanOrEqual(budget);
+      // Both headers count the tool definitions: the forwarded prompt with them, the window less the reply.
+      expect(Number(headers[i]!.get('x-recap-tokens-out'))).toBe(forwarded.tokens + forwarded.toolsTokens);
+      expect(Number(headers[i]!.get('x-recap-budget'))).toBe(24000 - 1000);
       expect(forwarded.instructions).toBe(INSTRUCTIONS);
       expect(forwarded.userTexts.filter((t) => t === TASK)).toHaveLength(1);
       for (const pair of forwarded.pairs) expect(pair.issuedBefore.has(pair.call)).toBe(true);

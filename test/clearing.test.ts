@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logPart } from './helpers/agent-task.js';
+import { independentCount } from './helpers/conversation.js';
 import { type Harness, startHarness, SUMMARIZER } from './helpers/harness.js';
 
 // Rule 11: before anything is summarized, tool results older than the last few steps are cleared
@@ -30,6 +31,7 @@ describe('clearing old tool results', () => {
       { role: 'user', content: 'Read the deploy log part by part and report the root cause.' },
     ];
     const actions: string[] = [];
+    const tokensOut: number[] = [];
     for (let step = 0; step < 40; step++) {
       const id = `call_${step}`;
       messages.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'read_log', arguments: JSON.stringify({ part: step % 8 }) } }] });
@@ -37,8 +39,16 @@ describe('clearing old tool results', () => {
       messages.push({ role: 'tool', tool_call_id: id, content: logPart([0, 1, 8, 9][step % 4]!) });
       const { response } = await client.chat.completions.create({ model: MODEL, messages }).withResponse();
       actions.push(response.headers.get('x-recap-action')!);
-      expect(Number(response.headers.get('x-recap-tokens-out'))).toBeLessThanOrEqual(Number(response.headers.get('x-recap-budget')));
+      // No tools, no max_tokens: the budget is the window less the model's max_output_tokens.
+      expect(Number(response.headers.get('x-recap-budget'))).toBe(9000 - 1000);
+      tokensOut.push(Number(response.headers.get('x-recap-tokens-out')));
     }
+    // Every forwarded request, recounted apart from recap, is within that budget; the history was not.
+    const forwarded = h.fake.chatRequests().map((r) => independentCount(r.json.messages));
+    expect(forwarded).toHaveLength(40);
+    expect(tokensOut).toEqual(forwarded);
+    for (const tokens of forwarded) expect(tokens).toBeLessThanOrEqual(9000 - 1000);
+    expect(independentCount(messages as never)).toBeGreaterThan(9000 - 1000);
     expect(h.fake.summarizerRequests()).toHaveLength(0);
     expect(actions.filter((a) => a === 'compacted').length).toBeGreaterThanOrEqual(2);
     expect(actions.filter((a) => a === 'reused').length).toBeGreaterThan(actions.filter((a) => a === 'compacted').length);

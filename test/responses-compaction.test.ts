@@ -4,6 +4,7 @@ import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
 import type { RecordedRequest } from '../src/dev/fake-upstream.js';
 import { logPart, TASK } from './helpers/agent-task.js';
 import { type Harness, startHarness, SUMMARIZER } from './helpers/harness.js';
+import { chatToolsTokens, responsesPromptTokens } from './helpers/responses-tokens.js';
 
 // Issue 21: POST /v1/responses with a stateless `input` array is compacted by the same engine as
 // chat completions, through the official SDK's `client.responses.create`, streaming and not. A long
@@ -108,7 +109,19 @@ describe.each([false, true])('the Responses API through recap (stream: %s)', (st
     const actions = headers.map((x) => x.get('x-recap-action'));
     expect(actions.filter((a) => a !== 'none').length).toBeGreaterThan(15);
     expect(actions).not.toContain('degraded');
-    headers.forEach((x) => expect(Number(x.get('x-recap-tokens-out'))).toBeLessThanOrEqual(Number(x.get('x-recap-budget'))));
+    // Each forwarded request, recounted apart from recap, fits the budget that the rule gives:
+    // window − the model's max_output_tokens − the tools as the chat route counts them.
+    const tools = chatToolsTokens(INSTRUCTIONS, TOOLS);
+    const budget = 16000 - 1000 - tools;
+    sent.forEach((r, i) => {
+      const prompt = responsesPromptTokens(r.json);
+      expect(prompt).toBeLessThanOrEqual(budget);
+      // Both headers count the tool definitions: the forwarded prompt with them, the window less the reply.
+      expect(Number(headers[i]!.get('x-recap-tokens-out'))).toBe(prompt + tools);
+      expect(Number(headers[i]!.get('x-recap-budget'))).toBe(16000 - 1000);
+    });
+    // The conversation outgrew the budget: what was forwarded is not what the client sent.
+    expect(Math.max(...headers.map((x) => Number(x.get('x-recap-tokens-in'))))).toBeGreaterThan(budget);
     for (const r of sent) expectWellFormed(r);
     const summarized = sent.filter((r) => String((r.json.input as Item[])[1]?.content).startsWith(SUMMARY_MARKER));
     expect(summarized.length).toBeGreaterThan(0);

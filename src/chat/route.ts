@@ -1,6 +1,7 @@
 import type { AppDeps } from '../runtime/deps.js';
 import type { WireRoute } from '../http/compacting-handler.js';
 import { spliceArray } from '../json/splice.js';
+import { chatStreamEnd } from './stream-end.js';
 import { canForwardFirst } from '../pipeline/forward-first.js';
 import { type ChatBody, readChatRequest } from './parse-request.js';
 import type { ChatMessage, ChatRequest } from '../messages/types.js';
@@ -8,10 +9,12 @@ import type { ChatMessage, ChatRequest } from '../messages/types.js';
 /** POST /v1/chat/completions: the chat wire format's part of the compacting route. */
 export function chatRoute(deps: AppDeps): WireRoute<ChatRequest, ChatMessage, ChatBody> {
   return {
+    itemsKey: 'messages',
     upstreamPath: '/chat/completions',
     read: readChatRequest,
     canForwardFirst,
     compaction: deps.compaction,
     withView: (chat, view) => spliceArray(chat, 'messages', chat.body.messages, view),
+    streamEnd: chatStreamEnd,
   };
 }

@@ -10,7 +10,7 @@ import { renderTranscript } from './transcript.js';
 
 const codec = summaryCodec('test-secret-0123456789', 'tenant');
 const count = (m: ChatMessage): number => (typeof m['tokens'] === 'number' ? m['tokens'] : 10);
-const rules = { trigger_ratio: 1.0, target_ratio: 0.6, prepare_ratio: 0.8, summary_max_tokens: 10, keepInstructions: true, clearing: null };
+const rules = { trigger_ratio: 1.0, target_ratio: 0.6, prepare_ratio: 0.8, summary_max_tokens: 10, keepInstructions: true, clearing: null, taskMaxShare: 0 };
 const isSummary = (m: ChatMessage) => codec.summaryTextOf(m) !== null;
 
 function compact(messages: ChatMessage[], budget: number): PureOutcome {

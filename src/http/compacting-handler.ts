@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { callerOf, mayUse } from '../auth/caller.js';
+import { refuseOtherModels } from '../auth/model-gate.js';
 import { type RequestLog, clientField } from '../observability/request-log.js';
 import type { ModelConfig } from '../config/config.js';
 import type { AppDeps } from '../runtime/deps.js';
@@ -14,11 +15,14 @@ import { upstreamRequestHeaders } from '../upstream/headers.js';
 import { requestAbort } from './client-abort.js';
 import { readBody } from './read-body.js';
 import { sendUpstreamResponse } from './send-upstream-response.js';
+import { type StreamEndRule, isEventStream, judgeStreamEnd } from './stream-end.js';
 
 /** What a compacting route (chat completions, responses) is made of: its wire format's part. */
 export interface WireRoute<B extends { model: string }, T, P extends { body: B } = { body: B }> {
   /** Below the upstream's base URL, e.g. `/chat/completions`. */
   upstreamPath: string;
+  /** The body's member holding the conversation items (`messages`, `input`). */
+  itemsKey: string;
   /**
    * Parses and checks the body (recap's 400s; everything else is the upstream's to judge), a big
    * one in slices (`pause` between them), keeping what `withView` needs of the client's bytes.
@@ -29,6 +33,8 @@ export interface WireRoute<B extends { model: string }, T, P extends { body: B }
   compaction: RouteCompaction<B, T>;
   /** The client's bytes with `view` in place of its items: nothing else changes (rule 12). */
   withView(parsed: P, view: T[]): Buffer;
+  /** Which events end the route's streams, successfully or not: only a stream that ended successfully is a complete turn. */
+  streamEnd: StreamEndRule;
 }
 
 /** A compacting route, as the request path of DESIGN.md reads top to bottom. */
@@ -71,7 +77,9 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
       const parsed = await route.read(raw, createSlicer(SLICE_MS));
       const { body } = parsed;
       log.model = clientField(body.model);
-      if (!mayUse(callerOf(req), body.model)) throw errors.modelNotAllowed(body.model);
+      const caller = callerOf(req);
+      if (!mayUse(caller, body.model)) throw errors.modelNotAllowed(body.model);
+      refuseOtherModels(caller, body, route.itemsKey);
       const { model, upstream: upstreamName } = deps.routeModel(body.model);
       log.modelLabel = model?.match ?? 'unconfigured';
       const upstream = deps.upstreams.get(upstreamName);
@@ -90,12 +98,20 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
       const response = await (early ?? forward(upstream, req, plan.view ? route.withView(parsed, plan.view) : raw, signal, log));
 
       const observer = plan.observe(response.statusCode, response.headers);
-      const outcome = await sendUpstreamResponse(res, response, {
+      const ending = response.statusCode < 300 && isEventStream(response.headers) ? judgeStreamEnd(route.streamEnd) : undefined;
+      const sent = await sendUpstreamResponse(res, response, {
         upstream: upstream.name,
         extraHeaders: plan.headers,
-        observe: observer?.onChunk,
+        observe: ending
+          ? (chunk) => {
+              observer?.onChunk(chunk);
+              ending.feed(chunk);
+            }
+          : observer?.onChunk,
         clientStallMs: config.server.client_stall_ms,
       });
+      // A stream that ended in an error event (or without its API's end) is a turn the client did not get.
+      const outcome = sent === 'complete' && ending && !ending.succeeded() ? 'upstream_stream_failed' : sent;
       log.outcome = outcome;
       if (outcome === 'upstream_timeout') log.error = outcome;
       if (outcome === 'complete') {

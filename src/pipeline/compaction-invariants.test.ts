@@ -9,9 +9,9 @@ import { conversations, text } from './conversations.case.js';
 import { compactWithoutIO, type PureOutcome } from './pure-compaction.case.js';
 
 // DESIGN rules 1, 2, 4 and 11 as properties of the request path's decisions, on generated
-// conversations (chats and long tool-using tasks, with later instructions), budgets and ratios,
-// clearing on or off, a stored checkpoint or none, and summarizer replies that are accepted, too
-// long, empty or missing (the degraded path).
+// conversations (chats and long tool-using tasks, with later instructions and harness notes),
+// budgets and ratios, clearing on or off, the opening task's share, a stored checkpoint or none,
+// and summarizer replies that are accepted, too long, empty or missing (the degraded path).
 
 const codec = summaryCodec('test-secret-0123456789', 'tenant');
 const STUB = '[recap: tool result cleared';
@@ -30,6 +30,7 @@ const scenario = fc.record({
   target: fc.constantFrom(0.3, 0.5, 0.7),
   summaryMax: fc.integer({ min: 5, max: 300 }),
   keepInstructions: fc.boolean(),
+  taskShare: fc.constantFrom(0, 0.05, 0.25, 1),
   clearing: fc.option(fc.record({ keepLastSteps: fc.integer({ min: 1, max: 3 }), minTokens: fc.integer({ min: 30, max: 300 }) }), { nil: null }),
   reply: fc.oneof(
     fc.constant(null),
@@ -47,7 +48,15 @@ function run(s: Scenario): PureOutcome {
     messages: s.conversation.messages,
     count,
     budget: s.budget,
-    rules: { trigger_ratio: s.trigger, target_ratio: s.target, prepare_ratio: 0.8, summary_max_tokens: s.summaryMax, keepInstructions: s.keepInstructions, clearing: s.clearing },
+    rules: {
+      trigger_ratio: s.trigger,
+      target_ratio: s.target,
+      prepare_ratio: 0.8,
+      summary_max_tokens: s.summaryMax,
+      keepInstructions: s.keepInstructions,
+      clearing: s.clearing,
+      taskMaxShare: s.taskShare,
+    },
     codec,
     summary: s.reply,
     checkpoint: s.checkpoint && { covered: 1 + (s.checkpoint.at % Math.max(1, rest)), summary: s.checkpoint.summary },
@@ -76,10 +85,14 @@ function expectInvariants(s: Scenario, { view }: PureOutcome): void {
   const newest = messages.slice(newestUnitStart(messages, after));
   const task = lastUser >= after && lastUser < messages.length - newest.length ? [messages[lastUser]!] : [];
   const instructions = messages.slice(after).filter((m) => m.role === 'developer');
+  // The opening task, when it is within its share of the budget and not already counted above.
+  const first = messages.slice(after).find((m) => m.role === 'user');
+  const opening = first && count(first) <= s.taskShare * s.budget ? [first] : [];
+  const extraTask = opening.filter((m) => !task.includes(m) && !newest.includes(m));
 
-  // Within budget, unless the newest step with the pinned block, its task, the kept instructions
-  // and a summary is over it alone.
-  const floor = sum(pinned) + largestSummary(s) + sum(task) + (s.keepInstructions ? sum(instructions) : 0) + sum(newest) + PRIMING;
+  // Within budget, unless the newest step with the pinned block, its task, the opening task, the
+  // kept instructions and a summary is over it alone.
+  const floor = sum(pinned) + largestSummary(s) + sum(task) + sum(extraTask) + (s.keepInstructions ? sum(instructions) : 0) + sum(newest) + PRIMING;
   if (floor <= s.budget) expect(sum(view) + PRIMING).toBeLessThanOrEqual(s.budget);
 
   // Pinned messages first and untouched: the very same objects, in order.
@@ -95,8 +108,8 @@ function expectInvariants(s: Scenario, { view }: PureOutcome): void {
   }
 
   // After it: messages of the request in their order, the client's own objects (or, for a tool
-  // result, its cleared stub); a tail of the request, before which only kept instructions and the
-  // task of the round the tail starts in may stand.
+  // result, its cleared stub); a tail of the request, before which only kept instructions, the
+  // opening task and the task of the round the tail starts in may stand.
   const shown = view.slice(pinned.length + summaries.length);
   const indices = shown.map((m) => {
     const i = isStub(m) ? messages.findIndex((x) => x.role === 'tool' && x.tool_call_id === m.tool_call_id) : messages.indexOf(m);
@@ -108,7 +121,9 @@ function expectInvariants(s: Scenario, { view }: PureOutcome): void {
   let tailStart = indices.length;
   while (tailStart > 0 && indices[tailStart - 1] === messages.length - 1 - (indices.length - tailStart)) tailStart--;
   for (const i of indices.slice(0, tailStart)) expect(['developer', 'user']).toContain(messages[i]!.role);
-  expect(indices.slice(0, tailStart).filter((i) => messages[i]!.role === 'user').length).toBeLessThanOrEqual(1);
+  const usersBefore = indices.slice(0, tailStart).filter((i) => messages[i]!.role === 'user');
+  expect(usersBefore.length).toBeLessThanOrEqual(2);
+  if (usersBefore.length === 2) expect(messages[usersBefore[0]!]).toBe(opening[0]);
   if (shown.length > 0) expect(shown[0]!.role).not.toBe('tool');
 
   // Every tool result follows the assistant message that called it, with only results between.
@@ -122,6 +137,8 @@ function expectInvariants(s: Scenario, { view }: PureOutcome): void {
   // The newest step and its task are unchanged, the very same objects; later instructions are never lost.
   newest.forEach((m, i) => expect(view[view.length - newest.length + i]).toBe(m));
   for (const m of task) expect(view).toContain(m);
+  // The opening task within its share is in every view, whatever user messages came after it.
+  for (const m of opening) expect(view).toContain(m);
   if (s.keepInstructions) for (const m of instructions) expect(view).toContain(m);
 }
 
@@ -148,5 +165,22 @@ describe('compaction invariants on generated conversations', () => {
     )[0]!;
     const outcome = run(s);
     expect(() => expectInvariants(s, { ...outcome, view: outcome.view.slice(1) })).toThrow();
+  });
+
+  it('include a case that can fail: a compacted view without the opening task is caught', () => {
+    // A summary made after a later user message (a harness note): the opening task is before the cut.
+    const s = fc.sample(
+      scenario.filter((x) => {
+        if (x.taskShare !== 1 || x.checkpoint !== undefined) return false;
+        const outcome = run(x);
+        const users = x.conversation.messages.filter((m) => m.role === 'user');
+        return outcome.action === 'compacted' && outcome.evicted.length > 0 && users.length >= 2 && !outcome.evicted.includes(users[0]!);
+      }),
+      { numRuns: 1, seed: 2 },
+    )[0]!;
+    const outcome = run(s);
+    const first = s.conversation.messages.find((m) => m.role === 'user');
+    expect(outcome.view).toContain(first);
+    expect(() => expectInvariants(s, { ...outcome, view: outcome.view.filter((m) => m !== first) })).toThrow();
   });
 });

@@ -1,7 +1,7 @@
 import { chatWire } from '../chat/items.js';
 import type { ChatMessage } from '../messages/types.js';
 import { viewTokens } from '../compaction/layout.js';
-import { type PlanRules, planCompaction, planDegrade } from '../compaction/plan.js';
+import { type PlanRules, pinnedTask, planCompaction, planDegrade } from '../compaction/plan.js';
 import type { SummaryCodec } from '../compaction/summary-message.js';
 import { acceptSummary } from '../compaction/validate-summary.js';
 import { messageHash } from '../conversation/canonical.js';
@@ -85,7 +85,8 @@ function storedRecord(a: Analysis<ChatMessage>, input: PureInput): ConversationR
   const round = a.seg.rounds[unit.round]!;
   const head = round.head !== null && round.head < a.seg.units.indexOf(unit) ? [a.seg.units[round.head]!.start] : [];
   const instructions = input.rules.keepInstructions ? a.seg.kinds.flatMap((k, i) => (k === 'instruction' && i < unit.start ? [i] : [])) : [];
-  const kept = [...instructions, ...head].sort((x, y) => x - y);
+  const task = pinnedTask(a.layout, input.rules, input.budget).filter((i) => i < unit.start);
+  const kept = [...new Set([...instructions, ...head, ...task])].sort((x, y) => x - y);
   const checkpoint = describeCheckpoint(a, { covered: unit.start, kept, cleared: [] }, cp.summary, 'test');
   return { version: 1, updatedAt: 0, checkpoints: [checkpoint] };
 }

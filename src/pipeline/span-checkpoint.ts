@@ -1,9 +1,11 @@
 import type { ChatMessage } from '../messages/types.js';
 import type { Cut } from '../compaction/plan.js';
+import { openingTaskSpan } from '../compaction/units.js';
 import { acceptSummary } from '../compaction/validate-summary.js';
 import { countLedger } from '../observability/metrics.js';
 import type { Checkpoint } from '../store/store.js';
 import type { Analysis } from './analyze.js';
+import { PROJECTED_SUMMARY } from './audit.js';
 import type { Base } from './choose-view.js';
 import { makeSummary } from './make-summary.js';
 import type { StepContext } from './step-context.js';
@@ -15,6 +17,10 @@ import type { StepContext } from './step-context.js';
 export type SpanCheckpoint = { ok: true; checkpoint: Checkpoint } | { ok: false; reason: string };
 
 export type Strategy = 'summarize' | 'template' | 'window';
+
+function* range(start: number, end: number): Iterable<number> {
+  for (let i = start; i < end; i++) yield i;
+}
 
 function sumOf(tokens: readonly number[], indices: Iterable<number>): number {
   let sum = 0;
@@ -57,11 +63,20 @@ export async function checkpointForCut<T>(
   signal: AbortSignal,
 ): Promise<SpanCheckpoint> {
   const { compaction } = ctx.model;
+  // What enforcing would have written, without the call: projected at its limit (audit.ts).
+  if (ctx.audit && strategy === 'summarize') return { ok: true, checkpoint: describeCheckpoint(a, cut, PROJECTED_SUMMARY, 'projected') };
   const evictedTokens = sumOf(a.layout.tokens, cut.evicted);
-  const evicted = cut.evicted.flatMap((i): ChatMessage[] => {
+  // The opening task taken in by this summary (it does not stay verbatim): the summary says so,
+  // and the ledger counts what it states as the task's.
+  const task = openingTaskSpan(a.seg);
+  const evicted: ChatMessage[] = [];
+  let openingTask: { at: number; tokens: number } | undefined;
+  for (const i of cut.evicted) {
     const m = a.wire.asChat(a.rest[i]!);
-    return m ? [m] : [];
-  });
+    if (m === null) continue;
+    if (i === task?.start) openingTask = { at: evicted.length, tokens: sumOf(a.layout.tokens, range(task.start, task.end)) };
+    evicted.push(m);
+  }
   const started = performance.now();
   const result = await makeSummary({
     strategy,
@@ -69,6 +84,7 @@ export async function checkpointForCut<T>(
     previous: base.summary,
     evicted,
     evictedTokens,
+    ...(openingTask === undefined ? {} : { openingTask }),
     countText: ctx.counter.countText,
     summarizer: ctx.deps.summarizer,
     defaultUpstream: ctx.model.upstream,

@@ -2,6 +2,7 @@ import type { ModelConfig } from '../config/config.js';
 import type { AppDeps } from '../runtime/deps.js';
 import type { WireRoute } from '../http/compacting-handler.js';
 import { spliceArray } from '../json/splice.js';
+import { responsesStreamEnd } from './stream-end.js';
 import { type ResponsesBody, isCompactable, readResponsesRequest } from './parse-request.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
@@ -13,11 +14,13 @@ function canForwardFirst(body: ResponsesRequest, _rawBytes: number, model: Model
 /** POST /v1/responses: the Responses wire format's part of the compacting route. */
 export function responsesRoute(deps: AppDeps): WireRoute<ResponsesRequest, ResponseItem, ResponsesBody> {
   return {
+    itemsKey: 'input',
     upstreamPath: '/responses',
     read: readResponsesRequest,
     canForwardFirst,
     compaction: deps.responses,
     // Compacted requests always have an `input` array (isCompactable).
     withView: (parsed, view) => spliceArray(parsed, 'input', parsed.body.input as ResponseItem[], view),
+    streamEnd: responsesStreamEnd,
   };
 }

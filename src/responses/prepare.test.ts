@@ -1,0 +1,129 @@
+import { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { chatToolsTokens, responsesPromptTokens } from '../../test/helpers/responses-tokens.js';
+import { admit } from '../auth/caller.js';
+import { createModelResolver, parseConfig } from '../config/config.js';
+import { createLogger } from '../observability/logger.js';
+import { newRequestLog } from '../observability/request-log.js';
+import { createRuntime } from '../runtime/runtime.js';
+import type { ResponseItem, ResponsesRequest } from './types.js';
+
+// The Responses route's part of the request path before the engine (prepare.ts), on the runtime
+// recap serves with: the budget (window − output reservation − tools, the tools as the chat route
+// counts them), the conversation its opening names, and the requests it leaves alone.
+
+const config = parseConfig(
+  `
+server: { secret: "${'s'.repeat(32)}" }
+upstreams:
+  main: { base_url: "http://127.0.0.1:1/v1" }
+models:
+  - { match: "gpt-r", upstream: main, context_window: 20000, max_output_tokens: 2000, compaction: { strategy: summarize, summarizer: { model: sum } } }
+  - { match: "gpt-off", upstream: main, context_window: 20000, max_output_tokens: 2000, compaction: { strategy: "off" } }
+`,
+  'test.yaml',
+  {},
+);
+const runtime = await createRuntime(config, createLogger('silent'));
+afterAll(() => runtime.close());
+const resolve = createModelResolver(config.models);
+
+const TOOLS = [{ type: 'function', name: 'read_log', description: 'Reads one part of the deploy log.', parameters: { type: 'object', properties: { part: { type: 'number' } } } }];
+const INSTRUCTIONS = 'You are an ops agent.';
+const OPENING: ResponseItem[] = [
+  { role: 'developer', content: 'Answer in English.' },
+  { role: 'user', content: 'Investigate INC-4411.' },
+];
+
+/** A request as it leaves the door (auth/caller.ts), with the caller's credential. */
+function incoming(headers: Record<string, string> = {}): IncomingMessage {
+  const req = new IncomingMessage(new Socket());
+  req.headers = { authorization: 'Bearer sk-test', ...headers };
+  admit(req, { anonymous: 'off' });
+  return req;
+}
+
+async function prepare(body: ResponsesRequest, headers?: Record<string, string>) {
+  const log = newRequestLog('POST', '/v1/responses');
+  const raw = JSON.stringify(body);
+  const plan = await runtime.responses.prepare({
+    req: incoming(headers),
+    model: resolve(body.model),
+    signal: new AbortController().signal,
+    log,
+    forwardedFirst: false,
+    bytes: raw.length,
+    body,
+  });
+  await plan.abandon();
+  return { plan, log };
+}
+
+const request = (input: ResponseItem[], extra: Partial<ResponsesRequest> = {}): ResponsesRequest => ({ model: 'gpt-r', instructions: INSTRUCTIONS, input, tools: TOOLS, ...extra });
+
+describe('the Responses route before the engine', () => {
+  it("works out the budget as window − the request's max_output_tokens − tools counted as on the chat route", async () => {
+    const tools = chatToolsTokens(INSTRUCTIONS, TOOLS);
+    expect(tools).toBeGreaterThan(10);
+    const { plan } = await prepare(request(OPENING, { max_output_tokens: 500 }));
+    expect(plan.headers['x-recap-budget']).toBe(String(20000 - 500 - tools));
+    expect(plan.headers['x-recap-tokens-in']).toBe(String(responsesPromptTokens(request(OPENING)) + tools));
+    // Without a limit of its own, the model's max_output_tokens is reserved.
+    expect((await prepare(request(OPENING))).plan.headers['x-recap-budget']).toBe(String(20000 - 2000 - tools));
+    expect((await prepare(request(OPENING, { tools: undefined }))).plan.headers['x-recap-budget']).toBe(String(20000 - 2000));
+  });
+
+  it('names the conversation by its opening: instructions, the leading items and the first user item', async () => {
+    const conversation = async (body: ResponsesRequest, headers?: Record<string, string>) => (await prepare(body, headers)).log.conversation;
+    const first = await conversation(request(OPENING));
+    expect(first).toMatch(/^[\w-]{16}$/);
+    // Later items continue (or branch) the same conversation.
+    expect(await conversation(request([...OPENING, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'On it.' }] }]))).toBe(first);
+    expect(await conversation(request([...OPENING, { role: 'user', content: 'And INC-4412?' }]))).toBe(first);
+    // Another opening is another conversation.
+    expect(await conversation(request(OPENING, { instructions: 'You are a billing agent.' }))).not.toBe(first);
+    expect(await conversation(request([OPENING[0]!, { role: 'user', content: 'Investigate INC-9999.' }]))).not.toBe(first);
+    expect(await conversation(request(OPENING.slice(1)))).not.toBe(first);
+    // The header names it when given.
+    expect(await conversation(request(OPENING), { 'x-conversation-id': 'task-1' })).not.toBe(first);
+  });
+
+  it('names a conversation of the Responses route apart from a chat conversation of the same id', async () => {
+    const { log } = await prepare(request(OPENING), { 'x-conversation-id': 'shared-id' });
+    const chat = newRequestLog('POST', '/v1/chat/completions');
+    const body = { model: 'gpt-r', messages: [{ role: 'user', content: 'hi' }] };
+    const plan = await runtime.compaction.prepare({
+      req: incoming({ 'x-conversation-id': 'shared-id' }),
+      model: resolve('gpt-r'),
+      signal: new AbortController().signal,
+      log: chat,
+      forwardedFirst: false,
+      bytes: 10,
+      body,
+    });
+    await plan.abandon();
+    expect(chat.conversation).toMatch(/^[\w-]{16}$/);
+    expect(chat.conversation).not.toBe(log.conversation);
+  });
+
+  it.each([
+    ['names previous_response_id', request(OPENING, { previous_response_id: 'resp_1' })],
+    ['names a conversation', request(OPENING, { conversation: 'conv_1' })],
+    ['has a string input', request([], { input: 'Investigate INC-4411.' })],
+    ['is for a model with compaction off', request(OPENING, { model: 'gpt-off' })],
+  ])('forwards a request that %s untouched, with its budget and counts', async (_what, body) => {
+    const { plan, log } = await prepare(body);
+    expect(plan.view).toBeNull();
+    expect(plan.headers['x-recap-action']).toBe('none');
+    expect(plan.headers['x-recap-budget']).toBe(String(20000 - 2000 - chatToolsTokens(INSTRUCTIONS, TOOLS)));
+    expect(plan.headers['x-recap-tokens-in']).toBe(String(responsesPromptTokens(body) + chatToolsTokens(INSTRUCTIONS, TOOLS)));
+    expect(log.conversation).toBeUndefined();
+  });
+
+  it('gives a model without config no budget', async () => {
+    const { plan } = await prepare(request(OPENING, { model: 'unknown-model' }));
+    expect(plan.headers['x-recap-budget']).toBeUndefined();
+    expect(plan.headers['x-recap-tokens-in']).toBe(String(responsesPromptTokens(request(OPENING)) + chatToolsTokens(INSTRUCTIONS, TOOLS)));
+  });
+});
