@@ -17,6 +17,8 @@ export interface ConversationEvent {
   action: string;
   /** x-recap-audit, on a model in audit mode. */
   audit?: string;
+  /** The (projected) new checkpoint of a compaction: a new summary, or cleared tool results only. */
+  compaction?: 'summary' | 'clearing';
   tokens_in: number;
   /** What went upstream (in audit mode the client's own prompt: tokens_in). */
   tokens_out: number;
