@@ -4,7 +4,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono, type Next } from 'hono';
 import { type Caller, type DoorPolicy, admit, callerOf } from './auth/caller.js';
 import { createClientKeys } from './auth/client-keys.js';
-import { checkModelOfBody } from './auth/model-gate.js';
+import { type GatedBody, checkModelOfBody } from './auth/model-gate.js';
 import { chatRoute } from './chat/route.js';
 import { passthrough } from './chat/passthrough.js';
 import { newRequestLog, type RequestLog } from './observability/request-log.js';
@@ -140,7 +140,7 @@ export function createApp(deps: AppDeps): RecapApp {
     const log = newRequestLog(incoming.method ?? 'GET', c.req.routePath);
     const upstream = deps.upstreams.get(deps.defaultUpstream)!;
     const caller = callerOf(incoming);
-    let body: Buffer | undefined;
+    let body: GatedBody | undefined;
     try {
       body = await checkModelOfBody(incoming, caller, deps.config.server.body_limit_bytes);
     } catch (err) {

@@ -32,6 +32,15 @@ export const errors = {
   invalidApiKey: () => new RecapError(401, 'invalid_api_key', 'Incorrect API key provided: recap knows no client with this key.', 'authentication_error'),
   modelNotAllowed: (model: string) =>
     new RecapError(403, 'model_not_allowed', `This API key may not use model ${JSON.stringify(model.slice(0, 100))}.`, 'invalid_request_error', 'model'),
+  // A client restricted by `models` sent a body recap cannot read with certainty (auth/model-gate.ts).
+  modelUnverifiable: (why: string) =>
+    new RecapError(
+      400,
+      'model_unverifiable',
+      `recap cannot tell for certain which model this request names: ${why}. A client restricted to some models sends UTF-8 JSON or a multipart form.`,
+      'invalid_request_error',
+      'model',
+    ),
   upstreamUnreachable: (upstream: string, detail: string) => new RecapError(502, 'upstream_unreachable', `Upstream "${upstream}" could not be reached: ${detail}`),
   upstreamTimeout: (upstream: string, phase: string) => new RecapError(504, 'upstream_timeout', `Upstream "${upstream}" timed out (${phase}).`),
   storeUnavailable: () => new RecapError(503, 'store_unavailable', 'The conversation store is unreachable; try again shortly.'),

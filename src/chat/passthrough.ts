@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GatedBody } from '../auth/model-gate.js';
 import { RecapError, errors, sendError } from '../errors.js';
 import { requestAbort } from '../http/client-abort.js';
 import { sendUpstreamResponse } from '../http/send-upstream-response.js';
@@ -14,7 +15,7 @@ export async function passthrough(
   req: IncomingMessage,
   res: ServerResponse,
   upstream: Upstream,
-  opts: { stripHeaders: readonly string[]; clientStallMs: number; body?: Buffer },
+  opts: { stripHeaders: readonly string[]; clientStallMs: number; body?: GatedBody },
 ): Promise<{ status: number }> {
   const { signal } = requestAbort(res);
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
@@ -22,9 +23,12 @@ export async function passthrough(
     const response = await upstream.request({
       method: req.method ?? 'GET',
       path: upstreamTarget(req.url ?? '/'),
-      headers: upstreamRequestHeaders(req.headers, { apiKey: upstream.config.api_key }, { chat: false, stripHeaders: opts.stripHeaders }),
+      headers: {
+        ...upstreamRequestHeaders(req.headers, { apiKey: upstream.config.api_key }, { chat: false, stripHeaders: opts.stripHeaders }),
+        ...(opts.body?.contentType ? { 'content-type': opts.body.contentType } : {}),
+      },
       // A body already read (auth/model-gate.ts) goes as those bytes.
-      body: opts.body ?? (hasBody ? req : null),
+      body: opts.body?.bytes ?? (hasBody ? req : null),
       signal,
     });
     await sendUpstreamResponse(res, response, { upstream: upstream.name, clientStallMs: opts.clientStallMs });

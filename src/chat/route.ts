@@ -9,6 +9,7 @@ import type { ChatMessage, ChatRequest } from '../messages/types.js';
 /** POST /v1/chat/completions: the chat wire format's part of the compacting route. */
 export function chatRoute(deps: AppDeps): WireRoute<ChatRequest, ChatMessage, ChatBody> {
   return {
+    itemsKey: 'messages',
     upstreamPath: '/chat/completions',
     read: readChatRequest,
     canForwardFirst,

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { callerOf, mayUse } from '../auth/caller.js';
+import { refuseOtherModels } from '../auth/model-gate.js';
 import { type RequestLog, clientField } from '../observability/request-log.js';
 import type { ModelConfig } from '../config/config.js';
 import type { AppDeps } from '../runtime/deps.js';
@@ -20,6 +21,8 @@ import { type StreamEndRule, isEventStream, judgeStreamEnd } from './stream-end.
 export interface WireRoute<B extends { model: string }, T, P extends { body: B } = { body: B }> {
   /** Below the upstream's base URL, e.g. `/chat/completions`. */
   upstreamPath: string;
+  /** The body's member holding the conversation items (`messages`, `input`). */
+  itemsKey: string;
   /**
    * Parses and checks the body (recap's 400s; everything else is the upstream's to judge), a big
    * one in slices (`pause` between them), keeping what `withView` needs of the client's bytes.
@@ -74,7 +77,9 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
       const parsed = await route.read(raw, createSlicer(SLICE_MS));
       const { body } = parsed;
       log.model = clientField(body.model);
-      if (!mayUse(callerOf(req), body.model)) throw errors.modelNotAllowed(body.model);
+      const caller = callerOf(req);
+      if (!mayUse(caller, body.model)) throw errors.modelNotAllowed(body.model);
+      refuseOtherModels(caller, body, route.itemsKey);
       const { model, upstream: upstreamName } = deps.routeModel(body.model);
       log.modelLabel = model?.match ?? 'unconfigured';
       const upstream = deps.upstreams.get(upstreamName);

@@ -31,15 +31,17 @@ function parseWhole(raw: Buffer): unknown {
 /**
  * A key whose value changes what recap does (routing, the items it counts and compacts, the
  * budget), given twice: recap would act on one (JSON.parse keeps the last) while an upstream that
- * keeps the first would read another. Refused instead; other keys recap forwards as written
- * without reading them, so a duplicate there is the upstream's to judge.
+ * keeps the first would read another. Refused instead, in any letter case too (`"Model"`): Go's
+ * encoding/json, which Ollama and other servers use, matches keys case-insensitively. Other keys
+ * recap forwards as written without reading them, so a duplicate there is the upstream's to judge.
  */
 export function refuseDuplicates(members: readonly Member[], keysRecapReads: ReadonlySet<string>): void {
   const seen = new Set<string>();
   for (const { key } of members) {
-    if (!keysRecapReads.has(key)) continue;
-    if (seen.has(key)) throw errors.invalidRequest(`\`${key}\` is given more than once in the request body.`, key);
-    seen.add(key);
+    const name = key.toLowerCase();
+    if (!keysRecapReads.has(name)) continue;
+    if (seen.has(name)) throw errors.invalidRequest(`\`${name}\` is given more than once in the request body.`, name);
+    seen.add(name);
   }
 }
 

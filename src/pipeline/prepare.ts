@@ -5,6 +5,7 @@ import type { ModelConfig } from '../config/config.js';
 import { callerOf } from '../auth/caller.js';
 import { credentialOf, type Identity } from '../conversation/identify.js';
 import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
+import type { Budget } from '../tokens/budget.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { analyzeSteps } from './analyze.js';
 import { auditKey } from './audit.js';
@@ -43,14 +44,14 @@ export interface CountedItems<T> extends PlanTokens<T> {
 }
 
 /** A request recap forwards as it came: counted, with its budget when the model has one. */
-export function planUntouched<T>(deps: PipelineDeps, input: PrepareInput, tokens: PlanTokens<T>, budget: number | undefined, identity?: Identity): RoutePlan<T> {
+export function planUntouched<T>(deps: PipelineDeps, input: PrepareInput, tokens: PlanTokens<T>, budget: Budget | undefined, identity?: Identity): RoutePlan<T> {
   return createRoutePlan({ deps, log: input.log, tokens, model: input.model, budget, identity });
 }
 
 export async function planCompaction<T>(
   deps: PipelineDeps,
   input: PrepareInput & { model: ModelConfig },
-  request: { items: readonly T[]; wire: WireItems<T>; identity: Identity; counted: CountedItems<T>; budget: number },
+  request: { items: readonly T[]; wire: WireItems<T>; identity: Identity; counted: CountedItems<T>; budget: Budget },
 ): Promise<RoutePlan<T>> {
   const { model, log } = input;
   const { identity, counted, budget } = request;
@@ -74,8 +75,8 @@ export async function planCompaction<T>(
     }),
     ctx.pause,
   );
-  const decision = await decide(ctx, a, budget);
-  return createRoutePlan({ deps, log, tokens: counted, model, budget, identity, compaction: { ctx, a, decision, budget, bytes: input.bytes } });
+  const decision = await decide(ctx, a, budget.budget);
+  return createRoutePlan({ deps, log, tokens: counted, model, budget, identity, compaction: { ctx, a, decision, budget: budget.budget, bytes: input.bytes } });
 }
 
 function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig, counter: TokenCounter, identity: Identity): StepContext {

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestLog } from '../observability/request-log.js';
 import type { ModelConfig } from '../config/config.js';
 import type { Identity } from '../conversation/identify.js';
+import type { Budget } from '../tokens/budget.js';
 import type { Analysis } from './analyze.js';
 import { auditActionOf } from './audit.js';
 import type { Decision } from './decide.js';
@@ -47,11 +48,11 @@ export interface PlanInput<T> {
   log: RequestLog;
   tokens: PlanTokens<T>;
   model: ModelConfig | undefined;
-  /** The prompt budget, when the model has a config. */
-  budget?: number;
+  /** The budget, when the model has a config: `prompt` (tool definitions included) is x-recap-budget. */
+  budget?: Budget | undefined;
   /** Who asked, when the model compacts (a 2xx proves the caller's credential: auth/credential-proofs.ts). */
   identity?: Identity;
-  /** Absent when the model has no compaction (unconfigured or strategy off). */
+  /** Absent when the model has no compaction (unconfigured or strategy off); `budget`: the messages' (tools taken out). */
   compaction?: { ctx: StepContext; a: Analysis<T>; decision: Decision<T>; budget: number; bytes: number };
 }
 
@@ -71,7 +72,7 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
   deps.metrics.tokensSaved.inc({ model: label }, Math.max(0, tokens.tokensIn - tokensOut));
   log.action = action;
   log.tokensOut = tokensOut;
-  log.budget = budget;
+  log.budget = budget?.prompt;
   log.cleared = decision ? (decision.stubs ?? decision.base.cleared.size) : 0;
   if (decision?.action === 'compacted') log.compaction = decision.clearingOnly ? 'clearing' : 'summary';
   const headers: Record<string, string> = {
@@ -87,15 +88,13 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
     deps.metrics.auditActions.inc({ model: label, audit: audited });
     deps.metrics.projectedTokensSaved.inc({ model: label }, Math.max(0, tokens.tokensIn - planned));
   }
-  if (compaction && planned > compaction.budget) {
+  // Both sides count the tool definitions: what went (or would go) upstream against what the window leaves the prompt.
+  if (compaction && budget && planned > budget.prompt) {
     // Only the newest step (with the pinned block and the task) is left, and it does not fit.
     deps.metrics.overBudget.inc({ model: label });
-    deps.logger.warn(
-      { conversation: log.conversation, tokensOut: planned, budget: compaction.budget },
-      'request over budget: the newest step alone does not fit; forwarded as it is',
-    );
+    deps.logger.warn({ conversation: log.conversation, tokensOut: planned, budget: budget.prompt }, 'request over budget: the newest step alone does not fit; forwarded as it is');
   }
-  if (budget !== undefined) headers['x-recap-budget'] = String(budget);
+  if (budget !== undefined) headers['x-recap-budget'] = String(budget.prompt);
   let settled = false;
   const release = async () => {
     if (compaction && decision?.claim) await deps.records.unlock(compaction.ctx.key, decision.claim.id, decision.claim.token);

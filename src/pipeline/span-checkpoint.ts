@@ -66,13 +66,17 @@ export async function checkpointForCut<T>(
   // What enforcing would have written, without the call: projected at its limit (audit.ts).
   if (ctx.audit && strategy === 'summarize') return { ok: true, checkpoint: describeCheckpoint(a, cut, PROJECTED_SUMMARY, 'projected') };
   const evictedTokens = sumOf(a.layout.tokens, cut.evicted);
-  // The opening task taken in by this summary (too large to stay verbatim): the summary says so.
+  // The opening task taken in by this summary (it does not stay verbatim): the summary says so,
+  // and the ledger counts what it states as the task's.
   const task = openingTaskSpan(a.seg);
-  const openingTaskTokens = task !== null && cut.evicted.includes(task.start) ? sumOf(a.layout.tokens, range(task.start, task.end)) : undefined;
-  const evicted = cut.evicted.flatMap((i): ChatMessage[] => {
+  const evicted: ChatMessage[] = [];
+  let openingTask: { at: number; tokens: number } | undefined;
+  for (const i of cut.evicted) {
     const m = a.wire.asChat(a.rest[i]!);
-    return m ? [m] : [];
-  });
+    if (m === null) continue;
+    if (i === task?.start) openingTask = { at: evicted.length, tokens: sumOf(a.layout.tokens, range(task.start, task.end)) };
+    evicted.push(m);
+  }
   const started = performance.now();
   const result = await makeSummary({
     strategy,
@@ -80,7 +84,7 @@ export async function checkpointForCut<T>(
     previous: base.summary,
     evicted,
     evictedTokens,
-    ...(openingTaskTokens === undefined ? {} : { openingTaskTokens }),
+    ...(openingTask === undefined ? {} : { openingTask }),
     countText: ctx.counter.countText,
     summarizer: ctx.deps.summarizer,
     defaultUpstream: ctx.model.upstream,

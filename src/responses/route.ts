@@ -14,6 +14,7 @@ function canForwardFirst(body: ResponsesRequest, _rawBytes: number, model: Model
 /** POST /v1/responses: the Responses wire format's part of the compacting route. */
 export function responsesRoute(deps: AppDeps): WireRoute<ResponsesRequest, ResponseItem, ResponsesBody> {
   return {
+    itemsKey: 'input',
     upstreamPath: '/responses',
     read: readResponsesRequest,
     canForwardFirst,
