@@ -66,9 +66,11 @@ export interface EventLimits {
   perConversation: number;
   /** Conversations kept in each tenant's index, and in the index of all tenants. */
   conversations: number;
+  /** The in-memory store's events in all, in bytes (JSON): past it the least recently written logs go. */
+  memoryMaxBytes: number;
 }
 
-export const DEFAULT_EVENT_LIMITS: EventLimits = { perConversation: 200, conversations: 10_000 };
+export const DEFAULT_EVENT_LIMITS: EventLimits = { perConversation: 200, conversations: 10_000, memoryMaxBytes: 64 * 1024 * 1024 };
 
 export type Resolution = 'minute' | 'hour';
 
