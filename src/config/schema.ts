@@ -187,6 +187,8 @@ export const eventsSchema = z
     max_conversations: positiveInt.default(10_000),
     // Events waiting to be written; past it new ones are dropped (and counted).
     queue_max: positiveInt.default(1_000),
+    // The in-memory store's events in all (JSON bytes); Redis bounds them by count and TTL.
+    memory_max_bytes: positiveInt.default(64 * 1024 * 1024),
   })
   .strict();
 

@@ -33,6 +33,8 @@ export function registerRecapApi(app: Hono<Env>, deps: AppDeps): void {
 
   app.get('/recap/v1/whoami', function whoami(c) {
     const viewer = viewerOf(c.env.incoming);
+    // A caller with no tenant of its own and no admin token reads nothing: it is not logged in.
+    if (!viewer.admin && viewer.tenant === null) throw errors.unauthorized();
     return c.json({ admin: viewer.admin, tenant: viewer.tenant, client: viewer.client ?? null });
   });
 

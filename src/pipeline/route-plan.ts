@@ -74,6 +74,7 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
   log.tokensOut = tokensOut;
   log.budget = budget?.prompt;
   log.cleared = decision ? (decision.stubs ?? decision.base.cleared.size) : 0;
+  if (decision?.action === 'compacted') log.compaction = decision.clearingOnly ? 'clearing' : 'summary';
   const headers: Record<string, string> = {
     'x-recap-action': action,
     'x-recap-tokens-in': String(tokens.tokensIn),
