@@ -10,6 +10,7 @@ import { trackConnections } from './http/graceful-close.js';
 import { serverTimeouts } from './http/server-timeouts.js';
 import { createModelResolver, defaultUpstreamName, type Config } from './config/config.js';
 import { createLogger, type Logger } from './observability/logger.js';
+import { createUnmatchedModelNotice } from './observability/unmatched-models.js';
 import { createRuntime, type Runtime } from './runtime/runtime.js';
 
 export interface RunningRecap {
@@ -33,6 +34,7 @@ export async function startRecap(config: Config, opts: StartOptions = {}): Promi
   const logger = opts.logger ?? createLogger(config.server.log_level);
   const runtime = await createRuntime(config, logger);
   const resolveModel = createModelResolver(config.models);
+  const unmatched = createUnmatchedModelNotice(logger, runtime.metrics);
   const defaultUpstream = defaultUpstreamName(config);
   const app = createApp({
     config,
@@ -41,6 +43,7 @@ export async function startRecap(config: Config, opts: StartOptions = {}): Promi
     defaultUpstream,
     routeModel: (name) => {
       const model = resolveModel(name);
+      if (!model) unmatched(name);
       return { model, upstream: model?.upstream ?? defaultUpstream };
     },
     compaction: runtime.compaction,

@@ -44,7 +44,7 @@ describe('config: clients', () => {
     );
     expect(lines.join('\n')).not.toContain(KEY_A);
     expect(problems(`${base}clients:\n  - { name: web, key: '\${MISSING}' }\n`)).toEqual(
-      expect.arrayContaining(['recap.yaml: clients.0.key: environment variable MISSING is not set']),
+      expect.arrayContaining(["recap.yaml: clients.0.key: environment variable MISSING is not set (in '${MISSING}')"]),
     );
   });
 

@@ -48,7 +48,7 @@ models:
   it('interpolates ${VAR} and ${VAR:-default}, and names a missing variable', () => {
     const text = base.replace('base_url: https://api.openai.com/v1', 'base_url: ${BASE:-https://example.test/v1}\n    api_key: ${KEY}');
     expect(parseConfig(text, 'f', { KEY: 'sk-1' }).upstreams.openai!).toMatchObject({ base_url: 'https://example.test/v1', api_key: 'sk-1' });
-    expect(problems(text)).toEqual(['recap.yaml: upstreams.openai.api_key: environment variable KEY is not set']);
+    expect(problems(text)).toEqual(["recap.yaml: upstreams.openai.api_key: environment variable KEY is not set (in '${KEY}')"]);
   });
 
   it('lets REDIS_URL and RECAP_SECRET override the file', () => {

@@ -25,11 +25,17 @@ function issuePath(issue: z.core.$ZodIssue): string {
   return (issue.path.length ? issue.path.join('.') : '(root)') + keys;
 }
 
+/** A number or a flag was wanted (or a number out of range): its text is no credential, it may be shown. */
+function wantsNumberOrFlag(issue: z.core.$ZodIssue): boolean {
+  if (issue.code === 'invalid_type' || issue.code === 'invalid_union') return true;
+  return (issue.code === 'too_big' || issue.code === 'too_small') && (issue.origin === 'number' || issue.origin === 'int');
+}
+
 function issueLine(issue: z.core.$ZodIssue, expanded: Expanded): string {
-  const text = expanded.get(issue.path.join('.'));
-  // A value that came from the environment: say what it expanded to (numbers and flags only, so
-  // that no credential is echoed).
-  const shown = text !== undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union') ? ` (the environment gave '${text}')` : '';
+  const from = expanded.get(issue.path.join('.'));
+  // A value that came from the environment: say which reference it came from as written, and
+  // what it expanded to (numbers and flags only, so that no credential is echoed).
+  const shown = from === undefined ? '' : wantsNumberOrFlag(issue) ? ` (the environment gave '${from.text}' for '${from.written}')` : ` (from '${from.written}')`;
   return `${issuePath(issue)}: ${issue.message}${shown}`;
 }
 

@@ -43,10 +43,28 @@ describe('${VAR} in number and boolean keys', () => {
     expect(c.store.key_prefix).toBe('true');
   });
 
-  it('names the key and the expanded text when it is not a number', () => {
+  it('names the key, the reference as written and the expanded text when it is not a number, or out of range', () => {
     const text = `server:\n  port: \${RECAP_PORT}\n${upstream}`;
-    expect(problems(text, { RECAP_PORT: 'eighty' })).toEqual([expect.stringMatching(/^recap\.yaml: server\.port: .*expected number.*the environment gave 'eighty'/)]);
-    expect(problems(text, { RECAP_PORT: '70000' })).toEqual([expect.stringMatching(/^recap\.yaml: server\.port: /)]);
+    expect(problems(text, { RECAP_PORT: 'eighty' })).toEqual([
+      expect.stringMatching(/^recap\.yaml: server\.port: .*expected number.*\(the environment gave 'eighty' for '\$\{RECAP_PORT\}'\)$/),
+    ]);
+    expect(problems(text, { RECAP_PORT: '70000' })).toEqual([expect.stringMatching(/^recap\.yaml: server\.port: .*\(the environment gave '70000' for '\$\{RECAP_PORT\}'\)$/)]);
+  });
+
+  it('names the reference of a refused text without echoing what it expanded to (it may be a credential)', () => {
+    const text = `${upstream}clients:\n  - { name: web, key: '\${WEB_KEY}' }\n`;
+    const lines = problems(text, { WEB_KEY: 'short-secret' });
+    expect(lines).toEqual([expect.stringMatching(/^recap\.yaml: clients\.0\.key: must be at least 32 characters.* \(from '\$\{WEB_KEY\}'\)$/)]);
+    expect(lines.join('\n')).not.toContain('short-secret');
+  });
+
+  it('names a missing variable with the reference it was in, and a `${` that is no reference', () => {
+    expect(problems(`server:\n  port: "\${PORT_A}"\n${upstream}`)).toContain("recap.yaml: server.port: environment variable PORT_A is not set (in '${PORT_A}')");
+    for (const written of ['${1PORT}', '${PORT:8080}', '${PORT']) {
+      expect(problems(`${upstream}store:\n  key_prefix: "x-${written}"\n`)).toContain(
+        `recap.yaml: store.key_prefix: '${written}' is not an environment reference: write \${NAME} or \${NAME:-default}`,
+      );
+    }
   });
 
   it('reads numbers and booleans as YAML would for plain scalars', () => {

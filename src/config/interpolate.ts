@@ -7,25 +7,29 @@ import type { z } from 'zod';
 
 export type Env = Record<string, string | undefined>;
 
-/** Path (`a.b.0.c`) → the text a `${...}` reference expanded to there. */
-export type Expanded = Map<string, string>;
+/** Path (`a.b.0.c`) → a value with `${...}` references: as written in the file, and what it expanded to. */
+export type Expanded = Map<string, { written: string; text: string }>;
 
 const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+// A `${` that starts no reference of that form: `${1X}`, `${A-B}`, `${VAR:default}`, `${VAR` unclosed.
+const NOT_A_REF = /\$\{(?![A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\})[^}\s]{0,40}\}?/;
 
 /** Replaces references in every string value; a value that ends up empty is dropped. */
 export function interpolate(value: unknown, env: Env, path: string, problems: string[], expanded: Expanded): unknown {
   if (typeof value === 'string') {
+    const bad = NOT_A_REF.exec(value);
+    if (bad) problems.push(`${path}: '${bad[0]}' is not an environment reference: write \${NAME} or \${NAME:-default}`);
     let referenced = false;
-    const out = value.replace(ENV_REF, (_m, name: string, fallback: string | undefined) => {
+    const out = value.replace(ENV_REF, (ref, name: string, fallback: string | undefined) => {
       referenced = true;
       const v = env[name];
       if (v !== undefined && v !== '') return v;
       if (fallback !== undefined) return fallback;
-      problems.push(`${path}: environment variable ${name} is not set`);
+      problems.push(`${path}: environment variable ${name} is not set (in '${ref}')`);
       return '';
     });
     if (out === '' && value !== '') return undefined;
-    if (referenced) expanded.set(path, out);
+    if (referenced) expanded.set(path, { written: value, text: out });
     return out;
   }
   if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${path}.${i}`, problems, expanded));
@@ -69,12 +73,11 @@ function setAt(tree: unknown, path: PropertyKey[], value: unknown): void {
 export function coerceExpanded(tree: unknown, issues: readonly z.core.$ZodIssue[], expanded: Expanded): boolean {
   let changed = false;
   for (const issue of issues) {
-    const text = expanded.get(issue.path.join('.'));
+    const text = expanded.get(issue.path.join('.'))?.text;
     if (text === undefined || !wantsScalar(issue)) continue;
     const scalar = scalarOf(text);
     if (scalar === undefined) continue;
     setAt(tree, issue.path, scalar);
-    expanded.delete(issue.path.join('.'));
     changed = true;
   }
   return changed;

@@ -46,6 +46,11 @@ export function createMetrics() {
       labelNames: ['model'],
     }),
     auditActions: new Counter({ ...r, name: 'recap_audit_actions_total', help: 'Audit-mode requests by x-recap-audit', labelNames: ['model', 'audit'] }),
+    unmatchedModels: new Counter({
+      ...r,
+      name: 'recap_unmatched_model_requests_total',
+      help: 'Chat and Responses requests naming a model no models[] entry matches: forwarded without compaction',
+    }),
     overBudget: new Counter({ ...r, name: 'recap_over_budget_total', help: 'Requests forwarded over their budget: the newest step alone does not fit', labelNames: ['model'] }),
     tenantBudgetExceeded: new Counter({
       ...r,
