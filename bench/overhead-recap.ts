@@ -12,8 +12,8 @@ export function redisUrl(): string {
   return process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 }
 
-/** The bench's recap config: one upstream (the fake), `gpt-bench*` with a 1M-token window. */
-export function benchConfigYaml(upstreamUrl: string, logLevel = 'info'): string {
+/** The bench's recap config: one upstream (the fake), `gpt-bench*` with a 1M-token window; `events: false` turns events off. */
+export function benchConfigYaml(upstreamUrl: string, logLevel = 'info', opts: { events?: boolean } = {}): string {
   return [
     'server:',
     `  log_level: ${logLevel}`,
@@ -29,6 +29,7 @@ export function benchConfigYaml(upstreamUrl: string, logLevel = 'info'): string 
     '    compaction:',
     '      strategy: summarize',
     '      summarizer: { model: gpt-bench-summarizer }',
+    ...(opts.events === false ? ['events:', '  enabled: false'] : []),
     '',
   ].join('\n');
 }

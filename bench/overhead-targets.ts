@@ -3,7 +3,7 @@ import { printedUrl, spawnNode, type Child } from './overhead-processes.js';
 import { startPortkey } from './overhead-portkey.js';
 import { startRecapChild } from './overhead-recap.js';
 
-export type TargetName = 'direct' | 'pipe' | 'portkey' | 'recap' | 'recap-2w';
+export type TargetName = 'direct' | 'pipe' | 'portkey' | 'recap' | 'recap-2w' | 'recap-events-off';
 
 export interface Target {
   name: TargetName;

@@ -6,6 +6,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { conversationBody, responsesBody } from './overhead-bodies.js';
 import { buildRecap, removeBuild } from './overhead-build.js';
+import { eventsRows, measureEvents } from './overhead-events.js';
 import { growthRows, measureGrowth } from './overhead-growth.js';
 import { msPerRequest, snapshot, type CpuSnapshot } from './overhead-cpu.js';
 import { probeEventLoop } from './overhead-event-loop.js';
@@ -154,6 +155,7 @@ export async function runOverheadBench(): Promise<unknown> {
     await Promise.all(clients.map((c) => c.pool.close()));
     await targets.stop();
     const growth = await measureGrowth(cli);
+    const events = await measureEvents(cli);
 
     const checks = acceptance(sizes, loop, startup.headlineMs);
     const result = {
@@ -177,6 +179,7 @@ export async function runOverheadBench(): Promise<unknown> {
       eventLoop: loop,
       startup,
       growth,
+      events,
       acceptance: checks,
       durationS: round3((performance.now() - startedAt) / 1000),
     };
@@ -198,6 +201,7 @@ export async function runOverheadBench(): Promise<unknown> {
     console.table(growthRows(growth));
     console.table(growth.goals);
     console.table([growth.curve]);
+    console.table(eventsRows(events));
     console.table(checks);
     process.stdout.write(`written to ${RESULTS_FILE} in ${result.durationS} s\n`);
     return result;

@@ -7,6 +7,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   'token-count': async () => (await import('./token-count.js')).runTokenCountBench,
   overhead: async () => (await import('./overhead.js')).runOverheadBench,
   'overhead-growth': async () => (await import('./overhead-growth-bench.js')).runGrowthBench,
+  'overhead-events': async () => (await import('./overhead-events-bench.js')).runEventsBench,
   'long-conversation': async () => (await import('./long-conversation.js')).runLongConversationBench,
   'eval-example': async () => (await import('./eval-example.js')).runEvalExampleBench,
   hardening: async () => (await import('./hardening.js')).runHardeningBench,

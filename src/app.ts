@@ -14,6 +14,7 @@ import { RecapError, errorBody, errors, sendError } from './errors.js';
 import { registerRecapApi } from './inspect/routes.js';
 import { admitViewer } from './inspect/viewer.js';
 import { responsesRoute } from './responses/route.js';
+import { registerDashboard } from './ui/routes.js';
 import { traceRequest } from './tracing/spans.js';
 
 type Env = { Bindings: HttpBindings };
@@ -104,6 +105,7 @@ export function createApp(deps: AppDeps): RecapApp {
   });
 
   registerRecapApi(app, deps);
+  registerDashboard(app);
 
   async function serveCompacting(path: CompactingPath, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const log = newRequestLog('POST', path);

@@ -33,6 +33,39 @@ function cli(args: string[]) {
   return run(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'eval', ...args], { cwd: ROOT, env: { ...process.env, REDIS_URL: '', FAKE_UPSTREAM_URL: fake.url } });
 }
 
+/** An agent's task of 20 tool steps, each result ~1,000 tokens holding facts of its own, as a chat or a Responses body. */
+function agentConversation(route: 'chat' | 'responses'): Record<string, unknown> {
+  const filler = 'the build step ran and the runner wrote its usual progress lines about caches and layers and timings';
+  const result = (k: number) =>
+    `Build ${k} finished. The artifact was uploaded to s3://builds/app-${k}/bundle-${(k * 2_654_435_761).toString(16)}.tar.gz and signed by team-${['ember', 'falcon', 'garnet', 'harbor'][k % 4]}-${k}. ${Array.from({ length: 40 }, () => filler).join('. ')}.`;
+  const task = 'Build every service of release R-42 and report where each artifact went.';
+  const steps = Array.from({ length: 20 }, (_, k) => ({ id: `call_${k}`, args: JSON.stringify({ service: `svc-${k}` }), output: result(k) }));
+  if (route === 'chat') {
+    return {
+      model: 'agent-model',
+      messages: [
+        { role: 'system', content: 'You are a build agent.' },
+        { role: 'user', content: task },
+        ...steps.flatMap((s) => [
+          { role: 'assistant', content: null, tool_calls: [{ id: s.id, type: 'function', function: { name: 'build', arguments: s.args } }] },
+          { role: 'tool', tool_call_id: s.id, content: s.output },
+        ]),
+      ],
+    };
+  }
+  return {
+    model: 'agent-model',
+    instructions: 'You are a build agent.',
+    input: [
+      { role: 'user', content: task },
+      ...steps.flatMap((s) => [
+        { type: 'function_call', call_id: s.id, name: 'build', arguments: s.args },
+        { type: 'function_call_output', call_id: s.id, output: s.output },
+      ]),
+    ],
+  };
+}
+
 async function file(content: string): Promise<string> {
   const path = join(await mkdtemp(join(tmpdir(), 'recap-eval-')), 'conversation.json');
   await writeFile(path, content);
@@ -81,8 +114,10 @@ describe('recap eval', () => {
 
     const notJson = await file('{"model": "support-assistant", ');
     await expect(runEval({ file: notJson, config })).rejects.toThrow(`${notJson}: not JSON`);
-    const notChat = await file('{"model": "support-assistant", "input": "hi"}');
+    const notChat = await file('{"model": "support-assistant", "messages": "hi"}');
     await expect(runEval({ file: notChat, config })).rejects.toThrow(`${notChat}: not a chat request body`);
+    const textInput = await file('{"model": "support-assistant", "input": "hi"}');
+    await expect(runEval({ file: textInput, config })).rejects.toThrow(`${textInput}: not a conversation recap compacts: a Responses body needs \`input\` as an array of items`);
     const noModel = await file('{"model": "gpt-unknown", "messages": [{"role": "user", "content": "hi"}]}');
     await expect(runEval({ file: noModel, config })).rejects.toThrow('no entry of the config\'s models matches "gpt-unknown"');
     const fits = await file('{"model": "support-assistant", "messages": [{"role": "user", "content": "hi"}]}');
@@ -102,6 +137,37 @@ describe('recap eval', () => {
     expect(report.full_skipped).toMatch(/does not fit the 16000-token context window/);
     expect(typeof report.recall_compacted).toBe('number');
   }, 60_000);
+
+  it('probes what clearing evicted, on an agent conversation compacted by clearing alone: table and exit 0 on chat, JSON on Responses', async () => {
+    const agentConfig = await file(
+      [
+        'upstreams:',
+        `  fake: { base_url: "${fake.url}" }`,
+        'models:',
+        '  - match: agent-model',
+        '    upstream: fake',
+        '    context_window: 32000',
+        '    max_output_tokens: 1000',
+        '    compaction: { strategy: summarize, summarizer: { model: fake-summarizer }, trigger_ratio: 0.5, target_ratio: 0.3 }',
+      ].join('\n'),
+    );
+    const summaries = fake.summarizerRequests().length;
+    const chat = await file(JSON.stringify(agentConversation('chat')));
+    const { stdout, stderr } = await cli([chat, '--config', agentConfig, '--max-probes', '8']);
+    expect(stdout).toMatch(/^evicted \d+ of 42 messages: \d+ tool results cleared; 8 probes about them$/m);
+    expect(stdout).toMatch(/^recall +\d\/8 +\d+% +8\/8 100%$/m);
+    expect(stdout).toMatch(/^ {2}cleared \(8\) +\d\/8 +\d+% +8\/8 100%$/m);
+    expect(stderr).toMatch(/^recap eval: probe 8\/8/m);
+
+    const responses = await file(JSON.stringify(agentConversation('responses')));
+    const report = reportJson(await runEval({ file: responses, config: loadConfig(agentConfig, {}), maxProbes: 8 }));
+    expect(report).toMatchObject({ route: 'responses', probes: 8, recall_full: 1, summarized_messages: 0, summary_tokens: 0 });
+    expect(report.cleared_messages as number).toBeGreaterThanOrEqual(8);
+    expect((report.by_eviction as Record<string, { probes: number }>).cleared!.probes).toBe(8);
+    // The stubs kept no content: what the probes ask about is gone from recap's view.
+    expect(report.recall_compacted as number).toBeLessThan(1);
+    expect(fake.summarizerRequests()).toHaveLength(summaries);
+  }, 90_000);
 
   it('prints its usage with --help', async () => {
     const { stdout } = await cli(['--help']);

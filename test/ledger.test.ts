@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LEDGER_HEADING, splitLedger } from '../src/compaction/ledger.js';
+import { LEDGER_HEADING, splitLedger } from '../src/compaction/ledger-section.js';
 import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
 import { getTokenizer } from '../src/tokens/encodings.js';
 import { prose } from './helpers/conversation.js';
@@ -114,7 +114,7 @@ describe('identifier ledger', () => {
     const stored = await storedSummaries(harness);
     expect(stored.length).toBeGreaterThan(0);
     for (const summary of stored) expect(countText(summary)).toBeLessThanOrEqual(300);
-    const newest = splitLedger(stored.at(-1)!).entries;
+    const newest = splitLedger(stored.at(-1)!).entries.map((e) => e.id);
     expect(newest.length).toBeGreaterThan(3);
     // prose(t) names ORD-(1000+t): newest first, and the oldest turns are the ones left out.
     const turns = newest.filter((e) => e.startsWith('ORD-')).map((e) => Number(e.slice(4)) - 1000);

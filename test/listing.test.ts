@@ -222,6 +222,23 @@ describe('the events of a conversation', () => {
   });
 });
 
+describe('a Responses API conversation', () => {
+  it('is listed with its route and read by id with ?route=responses', async () => {
+    const r = await rawRequest(h.recap.url, {
+      target: '/v1/responses',
+      headers: { ...who(A), 'x-conversation-id': 'resp-1' },
+      body: { model: 'gpt-test-small', input: [{ role: 'user', content: 'hello' }], store: false },
+    });
+    expect(r.status).toBe(200);
+    await untilListed(A, 'resp-1');
+    expect((await listAll(A, '', 200)).find((c) => c.id === 'resp-1')).toMatchObject({ route: 'responses' });
+    const { body } = await api(A, '/recap/v1/conversations/resp-1/events?route=responses');
+    expect(body.events[0]).toMatchObject({ route: 'responses', action: 'none', status: 200 });
+    // The same id on the chat route is another conversation.
+    expect((await api(A, '/recap/v1/conversations/resp-1/events')).status).toBe(404);
+  });
+});
+
 describe('the admin token', () => {
   it('never reaches a log line or the store', async () => {
     await api(ADMIN, '/recap/v1/conversations');

@@ -96,12 +96,13 @@ export function runRecordCases(name: string, redis: () => Promise<{ url: string;
       expect((await turn(client(a, conv), editedLate)).action).toBe('reused');
 
       const calls = fake.summarizerRequests().length;
-      const editedEarly = messages.map((m, i) => (i === 1 ? { role: 'user' as const, content: 'an edited first question' } : m)) as Msg[];
+      // The second question: the first is the opening task, kept verbatim in every view (rule 1), never summarized.
+      const editedEarly = messages.map((m, i) => (i === 3 ? { role: 'user' as const, content: 'an edited second question' } : m)) as Msg[];
       const r = await turn(client(b, conv), editedEarly);
       expect(r.action).toBe('compacted');
       expect(fake.summarizerRequests().length).toBe(calls + 1);
       const forwarded = fake.chatRequests().at(-1)!.body;
-      expect(fake.summarizerRequests().at(-1)!.body).toContain('an edited first question');
+      expect(fake.summarizerRequests().at(-1)!.body).toContain('an edited second question');
       expect(forwarded).toContain(SUMMARY_MARKER);
     });
 

@@ -74,10 +74,9 @@ describe('single flight over a clearing checkpoint', () => {
 
     // Another compaction of this branch is running, claimed at the clearing checkpoint's prefix.
     const prefix = prefixOf(clearing);
-    const table = await records.readLocks(key!);
-    if (table === 'unavailable') throw new Error('store unavailable');
-    const token = await records.tryLock(key!, { id: clearing.chainHash, prefix, link: clearing.chainHash }, 30_000, table.version);
-    if (typeof token !== 'string') throw new Error('could not take the lock');
+    const grant = await records.tryLock(key!, { id: clearing.chainHash, prefix, link: clearing.chainHash }, 30_000);
+    if (grant === 'unavailable' || grant.token === null) throw new Error('could not take the lock');
+    const { token } = grant;
 
     // A big newest step: even clearing all it can leaves the view over the trigger, a summary is needed.
     history.push(...toolStep(999, 260));

@@ -31,10 +31,10 @@ describe('single flight', () => {
     // Back to before that write: the next request reads no record...
     await records.forget(key!);
     // ...and the checkpoint lands just before it takes the lock.
-    records.tryLock = async (k, claim, ttl, version) => {
+    records.tryLock = async (k, claim, ttl) => {
       records.tryLock = tryLock;
       await records.add(k, record.checkpoints.at(-1)!, []);
-      return tryLock(k, claim, ttl, version);
+      return tryLock(k, claim, ttl);
     };
     const calls = h.fake.summarizerRequests().length;
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../messages/types.js';
 import { runSync } from '../slicing/slicer.js';
 import { getTokenizer } from '../tokens/encodings.js';
-import { LEDGER_HEADING, ledgerCandidates, splitLedger } from './ledger.js';
+import { ledgerCandidates } from './ledger-candidates.js';
+import { LEDGER_HEADING, splitLedger } from './ledger-section.js';
 import { buildTemplateSummary, TEMPLATE_HEADER } from './template.js';
 import { type TemplateLedgerInput, templateWithLedgerSteps } from './template-ledger.js';
 
@@ -25,7 +26,7 @@ describe('templateWithLedger', () => {
     const out = templateWithLedger({ previous: null, evicted, maxBytes: 600, countText });
     expect(bytes(out.text)).toBeLessThanOrEqual(600);
     expect(out.text.startsWith(TEMPLATE_HEADER)).toBe(true);
-    expect(splitLedger(out.text).entries).toEqual(expect.arrayContaining(['SUP-4411', '/etc/billing/rates.yaml']));
+    expect(splitLedger(out.text).entries.map((e) => e.id)).toEqual(expect.arrayContaining(['SUP-4411', '/etc/billing/rates.yaml']));
   });
 
   it('adds nothing when the rollup holds every identifier', () => {
@@ -37,7 +38,7 @@ describe('templateWithLedger', () => {
 
   it('catches identifiers past the first line of a message', () => {
     const out = templateWithLedger({ previous: null, evicted: [user('Deploy failed.\nThe log is at /var/log/app/deploy-7.log')], maxBytes: 8192, countText });
-    expect(out.text).toBe(`${TEMPLATE_HEADER}\nuser: Deploy failed.\n\n${LEDGER_HEADING}\n- /var/log/app/deploy-7.log`);
+    expect(out.text).toBe(`${TEMPLATE_HEADER}\nuser: Deploy failed.\n\n${LEDGER_HEADING}\n- user: /var/log/app/deploy-7.log`);
   });
 
   it('carries its ledger over generations without copying it into the rollup', () => {
@@ -47,7 +48,7 @@ describe('templateWithLedger', () => {
       expect(bytes(summary)).toBeLessThanOrEqual(1200);
     }
     expect(summary!.split(LEDGER_HEADING)).toHaveLength(2);
-    expect(splitLedger(summary!).entries).toContain('SUP-4411');
+    expect(splitLedger(summary!).entries).toContainEqual({ id: 'SUP-4411', from: 'user' });
     expect(splitLedger(summary!).body).not.toContain('SUP-4411');
   });
 });

@@ -1,6 +1,8 @@
 import type { ChatMessage } from '../messages/types.js';
 import type { Steps } from '../slicing/slicer.js';
-import { applyLedgerSteps, LEDGER_HEADING, type LedgerResult, splitLedger } from './ledger.js';
+import { mentions } from './identifiers.js';
+import { applyLedgerSteps, type LedgerResult } from './ledger.js';
+import { type LedgerEntry, splitLedger, withLedger } from './ledger-section.js';
 import { buildTemplateSummary } from './template.js';
 
 // The ledger on the `template` strategy. The rollup keeps one line per message and loses its
@@ -15,8 +17,8 @@ export interface TemplateLedgerInput {
   /** template_max_bytes; 0 means unbounded. */
   maxBytes: number;
   countText: (text: string) => number;
-  /** ledgerCandidates of the evicted messages and the previous rollup. */
-  candidates: readonly string[];
+  /** ledgerCandidates of the evicted messages and the previous rollup, best first. */
+  candidates: readonly LedgerEntry[];
 }
 
 export function* templateWithLedgerSteps(input: TemplateLedgerInput): Steps<LedgerResult> {
@@ -25,17 +27,18 @@ export function* templateWithLedgerSteps(input: TemplateLedgerInput): Steps<Ledg
   const rollupPrevious = previous === null ? null : splitLedger(previous).body;
   const rollup = (bytes: number) => buildTemplateSummary({ previous: rollupPrevious, evicted, maxBytes: bytes });
   const ledger = (text: string) => applyLedgerSteps({ candidates, text, maxTokens: Number.POSITIVE_INFINITY, countText, ...(maxBytes > 0 ? { maxBytes } : {}) });
-  const full = yield* ledger(rollup(maxBytes));
+  const whole = rollup(maxBytes);
+  const full = yield* ledger(whole);
   if (full.dropped === 0 || maxBytes === 0) return full;
-  const wanted = byteLength(`\n\n${LEDGER_HEADING}\n`) + (full.appended + full.dropped) * averageEntryBytes(full);
+  // The bytes the whole section would take: the entries of what the full rollup does not mention.
+  const missing: LedgerEntry[] = [];
+  for (const [i, entry] of candidates.entries()) {
+    if (!mentions(whole, entry.id)) missing.push(entry);
+    if (i % 1024 === 1023) yield;
+  }
+  const wanted = byteLength(withLedger('', missing));
   const shrunk = yield* ledger(rollup(Math.max(Math.ceil(maxBytes / 2), maxBytes - wanted)));
   return shrunk.appended > full.appended ? shrunk : full;
-}
-
-function averageEntryBytes(r: LedgerResult): number {
-  const entries = splitLedger(r.text).entries;
-  if (entries.length === 0) return 24;
-  return Math.ceil(entries.reduce((n, e) => n + byteLength(e) + 3, 0) / entries.length);
 }
 
 const encoder = new TextEncoder();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../messages/types.js';
 import { headChars, tailChars } from './text.js';
-import { boundedCallText, callsOf } from './tool-calls.js';
+import { boundedCallArguments, callsOf } from './tool-calls.js';
 
 describe('callsOf', () => {
   it('lists tool calls, then a legacy function call', () => {
@@ -30,21 +30,21 @@ describe('callsOf', () => {
   });
 });
 
-describe('boundedCallText', () => {
-  const joined = (m: ChatMessage, content: string) => [content, ...callsOf(m).map((c) => c.arguments)].join('\n');
+describe('boundedCallArguments', () => {
+  const all = (m: ChatMessage) => callsOf(m).map((c) => c.arguments);
 
-  it('is the whole text for a message that fits', () => {
+  it("is every call's arguments for a message that fits", () => {
     const m = { role: 'assistant', tool_calls: [null, { id: 'a', function: { name: 'f', arguments: '{"x":1}' } }], function_call: { name: 'g', arguments: { y: 2 } } };
-    expect(boundedCallText(m as unknown as ChatMessage, 'hello', 100, 100)).toBe(joined(m as unknown as ChatMessage, 'hello'));
+    expect(boundedCallArguments(m as unknown as ChatMessage, 100, 100)).toEqual(all(m as unknown as ChatMessage));
   });
 
-  it('has the same head and tail as the whole text for 20k parallel calls', () => {
+  it('has the same first and last calls as the whole message for 20k parallel calls', () => {
     const m: ChatMessage = {
       role: 'assistant',
       tool_calls: Array.from({ length: 20_000 }, (_, i) => ({ id: `c${i}`, type: 'function' as const, function: { name: 'f', arguments: `{"order":"ORD-${i}"}` } })),
     };
-    const whole = joined(m, 'starting');
-    const bounded = boundedCallText(m, 'starting', 1000, 500);
+    const whole = all(m).join('\n');
+    const bounded = boundedCallArguments(m, 1000, 500).join('\n');
     expect(bounded.length).toBeLessThan(whole.length / 100);
     expect(headChars(bounded, 1000)).toBe(headChars(whole, 1000));
     expect(tailChars(bounded, 500)).toBe(tailChars(whole, 500));

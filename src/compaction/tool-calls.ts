@@ -45,14 +45,14 @@ function callAt(m: ChatMessage, i: number): CallInfo | null {
 }
 
 /**
- * The texts of a message's content and call arguments joined by newlines, reading only about
- * `head` characters from its start and `tail` from its end (joined by a newline when it is
- * longer): a message with 200k parallel calls is not turned into 200k call objects to scan 64 KB.
+ * The arguments of a message's calls, reading only about `head` characters of them from the
+ * first call on and `tail` from the last one back: a message with 200k parallel calls is not
+ * turned into 200k call objects to scan 64 KB.
  */
-export function boundedCallText(m: ChatMessage, content: string, head: number, tail: number): string {
+export function boundedCallArguments(m: ChatMessage, head: number, tail: number): string[] {
   const slots = callSlots(m);
-  const front: string[] = [content];
-  let frontChars = content.length;
+  const front: string[] = [];
+  let frontChars = 0;
   let next = 0;
   for (; next < slots && frontChars <= head + tail; next++) {
     const call = callAt(m, next);
@@ -60,7 +60,7 @@ export function boundedCallText(m: ChatMessage, content: string, head: number, t
     front.push(call.arguments);
     frontChars += call.arguments.length + 1;
   }
-  if (next === slots) return front.join('\n');
+  if (next === slots) return front;
   const back: string[] = [];
   let backChars = 0;
   for (let i = slots - 1; i >= next && backChars <= tail; i--) {
@@ -69,7 +69,7 @@ export function boundedCallText(m: ChatMessage, content: string, head: number, t
     back.unshift(call.arguments);
     backChars += call.arguments.length + 1;
   }
-  return `${front.join('\n')}\n${back.join('\n')}`;
+  return [...front, ...back];
 }
 
 function fn(value: unknown): { name: string; arguments: string } {

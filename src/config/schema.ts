@@ -51,6 +51,8 @@ export const clearingSchema = z
 export const compactionSchema = z
   .object({
     strategy: z.enum(['summarize', 'template', 'window', 'off']).default('summarize'),
+    // `audit`: plan as usual but forward the client's bytes and call no summarizer (pipeline/audit.ts).
+    mode: z.enum(['enforce', 'audit']).default('enforce'),
     // Later system/developer messages stay verbatim after the summary instead of being summarized (rule 2).
     keep_instructions: z.boolean().default(true),
     // The opening task (first user message) stays verbatim in every view while it is at most this
@@ -75,6 +77,10 @@ export const compactionSchema = z
   .refine((c) => c.strategy !== 'summarize' || c.summarizer !== undefined, {
     message: 'strategy summarize needs summarizer.model',
     path: ['summarizer'],
+  })
+  .refine((c) => c.mode !== 'audit' || c.strategy !== 'off', {
+    message: 'mode audit needs a strategy to audit (summarize, template or window)',
+    path: ['mode'],
   });
 
 export const modelSchema = z
@@ -181,6 +187,8 @@ export const eventsSchema = z
     max_conversations: positiveInt.default(10_000),
     // Events waiting to be written; past it new ones are dropped (and counted).
     queue_max: positiveInt.default(1_000),
+    // The in-memory store's events in all (JSON bytes); Redis bounds them by count and TTL.
+    memory_max_bytes: positiveInt.default(64 * 1024 * 1024),
   })
   .strict();
 

@@ -43,9 +43,3 @@ async function readReply(what: string, res: Response): Promise<Reply> {
     throw new AnswerError(what, res.status, `not JSON: ${text}`);
   }
 }
-
-/** The assistant's text of a chat completion ('' when it answered with tool calls or nothing). */
-export function answerText(completion: any): string {
-  const content = completion?.choices?.[0]?.message?.content;
-  return typeof content === 'string' ? content : '';
-}

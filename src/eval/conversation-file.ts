@@ -1,27 +1,25 @@
-import { readFile } from 'node:fs/promises';
-import { parseChatRequest } from '../chat/parse-request.js';
-import type { ChatRequest } from '../messages/types.js';
-import { RecapError } from '../errors.js';
+import { FileError, readRequestFile } from '../cli/request-file.js';
+import { isCompactable } from '../responses/parse-request.js';
+import { chatRoute, type EvalBody, type EvalRoute, responsesRoute } from './routes.js';
 
-// The FILE of `recap eval`: one whole conversation as a chat request body, checked as recap's
-// chat route checks a body, with errors that say what is wrong with the file.
+// The FILE of `recap eval`: one whole conversation as a chat request body or a stateless
+// Responses request body, checked as the route that serves it checks a body, with errors that say
+// what is wrong with the file.
 
-export async function readConversation(file: string): Promise<ChatRequest> {
-  let raw: Buffer;
-  try {
-    raw = await readFile(file);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(`${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (code ?? (err as Error).message)}`);
+export interface Conversation {
+  route: EvalRoute;
+  body: EvalBody;
+}
+
+export async function readConversation(file: string): Promise<Conversation> {
+  const read = await readRequestFile(file);
+  if (read.route === 'chat') {
+    if (read.body.messages.length === 0) throw new FileError(`${file}: not a chat request body: \`messages\` is empty`);
+    return { route: chatRoute, body: read.body };
   }
-  let body: ChatRequest;
-  try {
-    body = parseChatRequest(raw);
-  } catch (err) {
-    if (!(err instanceof RecapError)) throw err;
-    if (err.code === 'invalid_json') throw new Error(`${file}: not JSON (${err.message.replace(/^We could not parse the JSON body of your request: /, '')})`);
-    throw new Error(`${file}: not a chat request body: ${err.message}`);
+  if (!isCompactable(read.body)) {
+    throw new FileError(`${file}: not a conversation recap compacts: a Responses body needs \`input\` as an array of items, without \`previous_response_id\` or \`conversation\``);
   }
-  if (body.messages.length === 0) throw new Error(`${file}: not a chat request body: \`messages\` is empty`);
-  return body;
+  if ((read.body.input as unknown[]).length === 0) throw new FileError(`${file}: not a Responses request body: \`input\` is empty`);
+  return { route: responsesRoute, body: read.body };
 }

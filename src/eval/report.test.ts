@@ -12,8 +12,10 @@ function report(full: boolean): EvalReport {
     configMatch: 'm*',
     strategy: 'summarize',
     ledger: true,
+    route: 'chat',
     messages: 600,
-    evictedMessages: 300,
+    summarizedMessages: 300,
+    clearedMessages: 20,
     summaryTokens: 900,
     tokensFull: 20_000,
     tokensCompacted: 8_000,
@@ -22,9 +24,9 @@ function report(full: boolean): EvalReport {
     ledgerCounts: { kept: 3, appended: 10, dropped: 2 },
     fullSkipped: full ? null : 'too long',
     results: [
-      { probe: probe('identifier', 'A-1'), compacted: answer(true), full: full ? answer(true) : null },
-      { probe: probe('identifier', 'B-2'), compacted: answer(false), full: full ? answer(true) : null },
-      { probe: probe('fact', 'C-3'), compacted: answer(false), full: full ? answer(false) : null },
+      { probe: probe('identifier', 'A-1'), evicted: 'summarized', compacted: answer(true), full: full ? answer(true) : null },
+      { probe: probe('identifier', 'B-2'), evicted: 'cleared', compacted: answer(false), full: full ? answer(true) : null },
+      { probe: probe('fact', 'C-3'), evicted: 'summarized', compacted: answer(false), full: full ? answer(false) : null },
     ],
   };
 }
@@ -34,8 +36,11 @@ describe('reportJson', () => {
     const json = reportJson(report(true));
     expect(json).toMatchObject({ probes: 3, recall_compacted: 0.333, recall_full: 0.667, tokens_full: 20_000, tokens_compacted: 8_000, summarizer_calls: 1 });
     expect(json.by_kind).toMatchObject({ identifier: { probes: 2, recall_compacted: 0.5, recall_full: 1 }, decision: { probes: 0, recall_compacted: null } });
+    expect(json).toMatchObject({ evicted_messages: 320, summarized_messages: 300, cleared_messages: 20 });
+    expect(json.by_eviction).toEqual({ summarized: { probes: 2, recall_compacted: 0.5, recall_full: 0.5 }, cleared: { probes: 1, recall_compacted: 0, recall_full: 1 } });
     expect((json.results as unknown[])[1]).toEqual({
       kind: 'identifier',
+      evicted: 'cleared',
       question: 'Earlier in this conversation "B-2"?',
       expected: ['B-2'],
       compacted: { passed: false, answer: 'no' },
@@ -55,6 +60,8 @@ describe('reportTable', () => {
     expect(table).toMatch(/^prompt tokens +8,000 +20,000$/m);
     expect(table).toMatch(/^ {2}identifier \(2\) +1\/2 50% +2\/2 100%$/m);
     expect(table).toContain('summarizer: 1 call, 12,345 tokens (input + output); each request saves 12,000 prompt tokens (60%)');
+    expect(table).toContain('evicted 320 of 600 messages: 300 messages summarized into a summary message of 900 tokens, 20 tool results cleared; 3 probes about them');
+    expect(table).toMatch(/^ {2}cleared \(1\) +0\/1 0% +1\/1 100%$/m);
   });
 
   it('says why the full history was not asked', () => {

@@ -1,6 +1,15 @@
+import type { Eviction } from './evicted.js';
 import { PROBE_KINDS, type Probe } from './probes.js';
 
-// What `recap eval` found, as the contract's JSON (`--json`) and as a table for people.
+// What `recap eval` found, as the contract's JSON (`--json`) and as a table for people. Each probe
+// is answered once per view of the conversation (VIEWS: through recap's compacted view, and with
+// the full history); recall is reported per view, overall, per kind of probe and per way its
+// content was evicted (summarized, or a cleared tool result). Another view is another entry of
+// VIEWS and an answer per result.
+
+export const VIEWS = ['compacted', 'full'] as const;
+export type View = (typeof VIEWS)[number];
+const VIEW_TITLES: Record<View, string> = { compacted: 'compacted view', full: 'full history' };
 
 export interface Answer {
   text: string;
@@ -11,6 +20,8 @@ export interface Answer {
 
 export interface ProbeResult {
   probe: Probe;
+  /** How what the probe asks about left recap's view. */
+  evicted: Eviction;
   compacted: Answer;
   /** Null when the full history was not asked (see EvalReport.fullSkipped). */
   full: Answer | null;
@@ -18,13 +29,17 @@ export interface ProbeResult {
 
 export interface EvalReport {
   file: string;
+  route: 'chat' | 'responses';
   model: string;
   /** The `match` of the model config used. */
   configMatch: string;
   strategy: string;
   ledger: boolean;
   messages: number;
-  evictedMessages: number;
+  /** Messages the summary took in. */
+  summarizedMessages: number;
+  /** Tool results whose content was cleared (a stub in their place). */
+  clearedMessages: number;
   summaryTokens: number;
   tokensFull: number;
   tokensCompacted: number;
@@ -37,76 +52,99 @@ export interface EvalReport {
   results: ProbeResult[];
 }
 
-function recall(results: readonly ProbeResult[], side: 'compacted' | 'full'): number | null {
-  if (results.length === 0 || results.some((r) => r[side] === null)) return null;
-  return round(results.filter((r) => r[side]!.passed).length / results.length);
+function recall(results: readonly ProbeResult[], view: View): number | null {
+  if (results.length === 0 || results.some((r) => r[view] === null)) return null;
+  return round(results.filter((r) => r[view]!.passed).length / results.length);
 }
 
 function round(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
 
+/** Probes and recall per view of a group of results: `{probes, recall_compacted, recall_full}`. */
+function group(results: readonly ProbeResult[]): Record<string, number | null> {
+  return { probes: results.length, ...Object.fromEntries(VIEWS.map((v) => [`recall_${v}`, recall(results, v)])) };
+}
+
+const EVICTIONS: readonly Eviction[] = ['summarized', 'cleared'];
+
 export function reportJson(r: EvalReport): Record<string, unknown> {
-  const byKind = Object.fromEntries(
-    PROBE_KINDS.map((kind) => {
-      const of = r.results.filter((x) => x.probe.kind === kind);
-      return [kind, { probes: of.length, recall_compacted: recall(of, 'compacted'), recall_full: recall(of, 'full') }];
-    }),
-  );
   return {
-    probes: r.results.length,
-    recall_compacted: recall(r.results, 'compacted'),
-    recall_full: recall(r.results, 'full'),
+    ...group(r.results),
     tokens_full: r.tokensFull,
     tokens_compacted: r.tokensCompacted,
     summarizer_calls: r.summarizerCalls,
     summarizer_tokens: r.summarizerTokens,
+    route: r.route,
     model: r.model,
     config_match: r.configMatch,
     strategy: r.strategy,
     ledger: r.ledger,
     ledger_identifiers: r.ledgerCounts,
     messages: r.messages,
-    evicted_messages: r.evictedMessages,
+    evicted_messages: r.summarizedMessages + r.clearedMessages,
+    summarized_messages: r.summarizedMessages,
+    cleared_messages: r.clearedMessages,
     summary_tokens: r.summaryTokens,
     full_skipped: r.fullSkipped,
-    by_kind: byKind,
+    by_kind: Object.fromEntries(PROBE_KINDS.map((kind) => [kind, group(r.results.filter((x) => x.probe.kind === kind))])),
+    by_eviction: Object.fromEntries(EVICTIONS.map((how) => [how, group(r.results.filter((x) => x.evicted === how))])),
     results: r.results.map((x) => ({
       kind: x.probe.kind,
+      evicted: x.evicted,
       question: x.probe.question,
       expected: x.probe.expected,
-      compacted: { passed: x.compacted.passed, answer: x.compacted.text },
-      full: x.full && { passed: x.full.passed, answer: x.full.text },
+      ...Object.fromEntries(VIEWS.map((v) => [v, x[v] && { passed: x[v].passed, answer: x[v].text }])),
     })),
   };
 }
 
 const n = (x: number) => x.toLocaleString('en-US');
+const plural = (count: number, one: string, many = `${one}s`) => `${n(count)} ${count === 1 ? one : many}`;
 
-function score(results: readonly ProbeResult[], side: 'compacted' | 'full'): string {
+function score(results: readonly ProbeResult[], view: View): string {
   if (results.length === 0) return '–';
-  if (results.some((r) => r[side] === null)) return 'n/a';
-  const passed = results.filter((r) => r[side]!.passed).length;
+  if (results.some((r) => r[view] === null)) return 'n/a';
+  const passed = results.filter((r) => r[view]!.passed).length;
   return `${passed}/${results.length} ${Math.round((100 * passed) / results.length)}%`;
 }
 
+/** What left the view: "S messages summarized into a summary message of T tokens, C tool results cleared". */
+function evictedLine(r: EvalReport): string {
+  const parts: string[] = [];
+  if (r.summarizedMessages > 0) parts.push(`${plural(r.summarizedMessages, 'message')} summarized into a summary message of ${n(r.summaryTokens)} tokens`);
+  if (r.clearedMessages > 0) parts.push(`${plural(r.clearedMessages, 'tool result')} cleared`);
+  return `evicted ${n(r.summarizedMessages + r.clearedMessages)} of ${n(r.messages)} ${r.route === 'chat' ? 'messages' : 'items'}: ${parts.join(', ')}; ${plural(r.results.length, 'probe')} about them`;
+}
+
 export function reportTable(r: EvalReport): string {
-  const probeTokens = (side: 'compacted' | 'full') => r.results.reduce((sum, x) => sum + (x[side]?.promptTokens ?? 0), 0);
-  const rows: [string, string, string][] = [
-    ['', 'compacted view', 'full history'],
-    ['prompt tokens', n(r.tokensCompacted), n(r.tokensFull)],
-    ['recall', score(r.results, 'compacted'), score(r.results, 'full')],
-    ...PROBE_KINDS.map((kind): [string, string, string] => {
+  const probeTokens = (view: View) => r.results.reduce((sum, x) => sum + (x[view]?.promptTokens ?? 0), 0);
+  const row = (label: string, of: readonly ProbeResult[]) => [label, ...VIEWS.map((v) => score(of, v))];
+  const viewTokens: Record<View, number> = { compacted: r.tokensCompacted, full: r.tokensFull };
+  const rows: string[][] = [
+    ['', ...VIEWS.map((v) => VIEW_TITLES[v])],
+    ['prompt tokens', ...VIEWS.map((v) => n(viewTokens[v]))],
+    row('recall', r.results),
+    ...PROBE_KINDS.map((kind) => {
       const of = r.results.filter((x) => x.probe.kind === kind);
-      return [`  ${kind} (${of.length})`, score(of, 'compacted'), score(of, 'full')];
+      return row(`  ${kind} (${of.length})`, of);
+    }),
+    ...EVICTIONS.map((how) => {
+      const of = r.results.filter((x) => x.evicted === how);
+      return row(`  ${how} (${of.length})`, of);
     }),
   ];
-  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i]!.length)));
-  const table = rows.map(([a, b, c]) => `${a.padEnd(widths[0]!)}   ${b.padStart(widths[1]!)}   ${c.padStart(widths[2]!)}`.trimEnd());
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((cells) => cells[i]!.length)));
+  const table = rows.map((cells) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('   ')
+      .trimEnd(),
+  );
   const saved = r.tokensFull - r.tokensCompacted;
   const lines = [
-    `recap eval ${r.file}: model ${r.model} (config "${r.configMatch}", ${r.strategy}, ledger ${r.ledger ? 'on' : 'off'})`,
-    `evicted ${n(r.evictedMessages)} of ${n(r.messages)} messages into a summary message of ${n(r.summaryTokens)} tokens; ${r.results.length} probes about them`,
+    `recap eval ${r.file}: model ${r.model} (config "${r.configMatch}", ${r.strategy}, ledger ${r.ledger ? 'on' : 'off'}${r.route === 'responses' ? ', Responses API' : ''})`,
+    evictedLine(r),
     '',
     ...table,
     '',

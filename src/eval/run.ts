@@ -1,23 +1,23 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ChatRequest } from '../messages/types.js';
 import { type Config, createModelResolver, type ModelConfig } from '../config/config.js';
 import { createLogger } from '../observability/logger.js';
 import { startRecap, type RunningRecap } from '../main.js';
-import { countRequest } from '../tokens/count-request.js';
-import { AnswerError, answerText, getJson, postJson } from './ask.js';
-import { readConversation } from './conversation-file.js';
+import { type OutputLimits, resolveBudget } from '../tokens/budget.js';
+import { AnswerError, getJson, postJson } from './ask.js';
+import { type Conversation, readConversation } from './conversation-file.js';
+import { evictedBy, furthest, type InspectedCheckpoint } from './evicted.js';
 import { passes } from './grade.js';
 import { buildProbes } from './probes.js';
 import { DEFAULT_MAX_PROBES } from './usage.js';
 import { LineCapture } from './log-capture.js';
 import type { Answer, EvalReport, ProbeResult } from './report.js';
-import { fitsWindow, leadingPinned, withoutStreaming, withProbe } from './requests.js';
 
 // `recap eval` as a client of a real recap: recap runs in this process (in-memory store, no
 // background work, the config's upstreams and models), the conversation goes through it as one
-// request and compacts exactly as a real request would, the inspection endpoint tells what was
-// evicted, and each probe is asked through recap (which reuses its checkpoint: the model sees
+// request (on the route its body is for: chat completions or Responses) and compacts exactly as a
+// real request would, the inspection endpoint tells what was evicted (summarized, or cleared tool
+// results), and each probe is asked through recap (which reuses its checkpoint: the model sees
 // recap's view) and straight to the upstream with the whole history, when that fits the window.
 
 export interface EvalOptions {
@@ -31,14 +31,15 @@ export interface EvalOptions {
 
 export async function runEval(opts: EvalOptions): Promise<EvalReport> {
   const progress = opts.progress ?? (() => {});
-  const body = await readConversation(opts.file);
-  const model = createModelResolver(opts.config.models)(body.model);
-  if (!model) throw new Error(`${opts.file}: no entry of the config's models matches "${body.model}"`);
-  if (model.compaction.strategy === 'off') throw new Error(`model "${body.model}" (config "${model.match}") has compaction.strategy off: recap evicts nothing from it`);
+  const conversation = await readConversation(opts.file);
+  const name = conversation.body.model;
+  const model = createModelResolver(opts.config.models)(name);
+  if (!model) throw new Error(`${opts.file}: no entry of the config's models matches "${name}"`);
+  if (model.compaction.strategy === 'off') throw new Error(`model "${name}" (config "${model.match}") has compaction.strategy off: recap evicts nothing from it`);
   const logs = new LineCapture();
   const recap = await startRecap(evalConfig(opts.config), { port: 0, host: '127.0.0.1', logger: createLogger('warn', logs) });
   try {
-    return await evaluate({ ...opts, progress }, body, model, recap, logs);
+    return await evaluate({ ...opts, progress }, conversation, model, recap, logs);
   } finally {
     await recap.close();
   }
@@ -56,60 +57,64 @@ function evalConfig(config: Config): Config {
 
 async function evaluate(
   opts: EvalOptions & { progress: (line: string) => void },
-  body: ChatRequest,
+  { route, body }: Conversation,
   model: ModelConfig,
   recap: RunningRecap,
   logs: LineCapture,
 ): Promise<EvalReport> {
-  const conversation = `recap-eval-${randomUUID()}`;
+  const id = `recap-eval-${randomUUID()}`;
   const credential = opts.credential ?? 'recap-eval';
-  const headers = { authorization: `Bearer ${credential}`, [opts.config.server.conversation_header[0]!]: conversation };
-  const chatUrl = `${recap.url}/v1/chat/completions`;
-  const request = withoutStreaming(body);
+  const headers = { authorization: `Bearer ${credential}`, [opts.config.server.conversation_header[0]!]: id };
+  const url = `${recap.url}${route.path}`;
+  const { stream: _stream, stream_options: _options, ...request } = body;
+  const messages = route.messages(body);
 
-  opts.progress(`compacting ${body.messages.length} messages through recap (${model.compaction.strategy}, ${model.compaction.ledger ? 'ledger on' : 'ledger off'})`);
-  const first = await postJson('recap', chatUrl, request, headers);
+  opts.progress(
+    `compacting ${messages.length} ${route.name === 'chat' ? 'messages' : 'items'} through recap (${model.compaction.strategy}, ${model.compaction.ledger ? 'ledger on' : 'ledger off'})`,
+  );
+  const first = await postJson('recap', url, request, headers);
   const action = first.headers.get('x-recap-action');
   if (action === 'degraded')
     throw new Error(`compaction failed (${logs.lastDegradeReason() ?? 'unknown reason'}): recap dropped the oldest rounds instead; check the summarizer config`);
   if (action !== 'compacted') {
-    const { prompt_tokens, budget } = countRequest(request, model);
     throw new Error(
-      `${opts.file}: nothing is evicted: the conversation fits (${prompt_tokens} tokens; compaction starts above ${model.compaction.trigger_ratio} × the ${budget}-token budget)`,
+      `${opts.file}: nothing is evicted: the conversation fits (${first.headers.get('x-recap-tokens-in')} tokens; compaction starts above ${model.compaction.trigger_ratio} × the ${first.headers.get('x-recap-budget')}-token budget)`,
     );
   }
-  const record = await storedRecord(`${recap.url}/recap/v1/conversations/${encodeURIComponent(conversation)}`, headers.authorization);
-  const checkpoint = [...record.checkpoints].sort((a: any, b: any) => b.covered_messages - a.covered_messages)[0];
-  const pinned = leadingPinned(body.messages);
-  // What the summary took in: the covered messages but those recap keeps verbatim after it.
-  const keptVerbatim = new Set<number>(checkpoint.kept_messages ?? []);
-  const covered = body.messages.slice(pinned, pinned + checkpoint.covered_messages);
-  const evicted = covered.filter((_, i) => !keptVerbatim.has(i));
-  const kept = [...body.messages.slice(0, pinned), ...covered.filter((_, i) => keptVerbatim.has(i)), ...body.messages.slice(pinned + checkpoint.covered_messages)];
-  const probes = buildProbes({ evicted, kept, maxProbes: opts.maxProbes ?? DEFAULT_MAX_PROBES });
+  const record = await storedRecord(`${recap.url}/recap/v1/conversations/${encodeURIComponent(id)}${route.inspectQuery}`, headers.authorization);
+  const checkpoint = furthest(record.checkpoints as InspectedCheckpoint[])!;
+  const { evicted, kept } = evictedBy(messages, route.pinned(body), checkpoint);
+  const probes = buildProbes({ evicted: evicted.map((e) => e.message), kept, maxProbes: opts.maxProbes ?? DEFAULT_MAX_PROBES });
   if (probes.length === 0)
     throw new Error(`${opts.file}: no probe could be made from the ${evicted.length} evicted messages (no identifiers, facts or decisions that the kept part does not repeat)`);
 
   const upstream = opts.config.upstreams[model.upstream]!;
-  const direct = { url: `${upstream.base_url.replace(/\/+$/, '')}/chat/completions`, authorization: `Bearer ${upstream.api_key ?? credential}` };
-  let fullSkipped = fitsWindow(withProbe(request, probes[0]!.question), model);
+  const direct = { url: `${upstream.base_url.replace(/\/+$/, '')}${route.upstreamPath}`, authorization: `Bearer ${upstream.api_key ?? credential}` };
+  const reserved = resolveBudget(model, request as OutputLimits, 0).outputReservation;
+  let fullSkipped: string | null = null;
   const results: ProbeResult[] = [];
   for (const [i, probe] of probes.entries()) {
     opts.progress(`probe ${i + 1}/${probes.length} (${probe.kind})`);
-    const asked = withProbe(request, probe.question);
-    const viaRecap = await postJson('recap', chatUrl, asked, headers);
-    const compacted = answer(viaRecap.json, probe.expected, Number(viaRecap.headers.get('x-recap-tokens-out')));
+    const asked = route.withProbe(request as typeof body, probe.question);
+    const viaRecap = await postJson('recap', url, asked, headers);
+    const answer = (reply: unknown, promptTokens: number): Answer => {
+      const text = route.answerText(reply);
+      return { text, passed: passes(text, probe.expected), promptTokens };
+    };
+    const tokensIn = Number(viaRecap.headers.get('x-recap-tokens-in'));
+    // recap's count of the whole history with the probe: the upstream is not asked what cannot fit.
+    if (fullSkipped === null && tokensIn + reserved > model.context_window)
+      fullSkipped = `the full history (${tokensIn} tokens + ${reserved} for the reply) does not fit the ${model.context_window}-token context window`;
     let full: Answer | null = null;
     if (fullSkipped === null) {
       try {
-        const straight = await postJson(`upstream "${model.upstream}"`, direct.url, asked, { authorization: direct.authorization });
-        full = answer(straight.json, probe.expected, Number(viaRecap.headers.get('x-recap-tokens-in')));
+        full = answer((await postJson(`upstream "${model.upstream}"`, direct.url, asked, { authorization: direct.authorization })).json, tokensIn);
       } catch (err) {
         if (!(err instanceof AnswerError && err.contextTooLong)) throw err;
         fullSkipped = `the upstream refused the full history as too long (${err.status})`;
       }
     }
-    results.push({ probe, compacted, full });
+    results.push({ probe, evicted: evicted[probe.message]!.how, compacted: answer(viaRecap.json, Number(viaRecap.headers.get('x-recap-tokens-out'))), full });
   }
   if (fullSkipped !== null) for (const r of results) r.full = null;
 
@@ -121,12 +126,14 @@ async function evaluate(
   const ledgerOf = (outcome: string) => sum(metrics.ledgerIdentifiers, (l) => l.model === model.match && l.outcome === outcome);
   return {
     file: opts.file,
+    route: route.name,
     model: body.model,
     configMatch: model.match,
     strategy: model.compaction.strategy,
     ledger: model.compaction.ledger,
-    messages: body.messages.length,
-    evictedMessages: evicted.length,
+    messages: messages.length,
+    summarizedMessages: evicted.filter((e) => e.how === 'summarized').length,
+    clearedMessages: evicted.filter((e) => e.how === 'cleared').length,
     summaryTokens: checkpoint.summary_tokens,
     tokensFull: Number(first.headers.get('x-recap-tokens-in')),
     tokensCompacted: Number(first.headers.get('x-recap-tokens-out')),
@@ -152,9 +159,4 @@ async function storedRecord(url: string, authorization: string): Promise<any> {
       await sleep(20);
     }
   }
-}
-
-function answer(completion: unknown, expected: readonly string[], promptTokens: number): Answer {
-  const text = answerText(completion);
-  return { text, passed: passes(text, expected), promptTokens };
 }

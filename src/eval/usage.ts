@@ -6,10 +6,12 @@ export const DEFAULT_MAX_PROBES = 24;
 
 export const EVAL_USAGE = `usage: recap eval FILE [--config FILE] [--json] [--max-probes N]
 
-Compacts FILE (one whole conversation as a chat request body: model, messages, tools) through an
-in-process recap with the config's models and upstreams (really calling the summarizer), then asks
-the model probe questions about what was evicted, through recap's view and with the full history,
-and prints the recall of each. Costs one model call per probe and view, plus the compaction.
+Compacts FILE (one whole conversation as a chat request body: model, messages, tools; or as a
+stateless Responses request body: model, instructions, input items, tools) through an in-process
+recap with the config's models and upstreams (really calling the summarizer), then asks the model
+probe questions about what was evicted (summarized, or tool results cleared), through recap's view
+and with the full history, and prints the recall of each. Costs one model call per probe and view,
+plus the compaction.
 
   --config FILE     recap config (default: RECAP_CONFIG or config/recap.yaml)
   --json            print {"probes", "recall_compacted", "recall_full", "tokens_full", "tokens_compacted", …}

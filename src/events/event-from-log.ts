@@ -27,6 +27,7 @@ export function eventFromLog(log: RequestLog, route: ConversationEvent['route'],
     status: log.status ?? 0,
   };
   if (log.audit !== undefined) event.audit = log.audit;
+  if (log.compaction !== undefined) event.compaction = log.compaction;
   if (log.projectedTokensOut !== undefined) event.projected_tokens_out = log.projectedTokensOut;
   if (log.budget !== undefined) event.budget = log.budget;
   if (log.outcome !== undefined) event.outcome = log.outcome;

@@ -1,4 +1,4 @@
-import { splitLedger } from '../compaction/ledger.js';
+import { splitLedger } from '../compaction/ledger-section.js';
 import { conversationIdHash, TENANT_HASH } from '../conversation/identify.js';
 import { errors } from '../errors.js';
 import { isLive, isPending, prefixOf } from '../store/checkpoints.js';

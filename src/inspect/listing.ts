@@ -12,6 +12,8 @@ export interface ListingContext {
   events: EventLog;
   /** Tenant hash → configured client name. */
   clientNames: ReadonlyMap<string, string>;
+  /** Model label → compaction mode (`enforce`, `audit`), for the configured models. */
+  modes: ReadonlyMap<string, string>;
 }
 
 async function guarded<T>(work: () => Promise<T>): Promise<T> {
@@ -77,6 +79,6 @@ export async function overview(ctx: ListingContext, tenant: string | null, q: { 
   const to = Date.now();
   const buckets = await guarded(() => ctx.events.counts(tenant, resolution, to - ms, to));
   const figures = overviewOf(buckets, resolution);
-  const models = Object.keys(figures.totals).map((model) => ({ model, ...figures.totals[model]! }));
+  const models = Object.keys(figures.totals).map((model) => ({ model, mode: ctx.modes.get(model) ?? null, ...figures.totals[model]! }));
   return { range, from: iso(to - ms), to: iso(to), bucket_seconds: figures.bucket_seconds, models, buckets: figures.buckets };
 }

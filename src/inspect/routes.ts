@@ -2,6 +2,7 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import { clientTenant } from '../conversation/identify.js';
 import { errors } from '../errors.js';
+import { auditKey } from '../pipeline/audit.js';
 import type { AppDeps } from '../runtime/deps.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { conversationKey, describeConversation, idFromPath } from './inspect.js';
@@ -15,7 +16,8 @@ type Env = { Bindings: HttpBindings };
 
 export function listingContext(deps: AppDeps): ListingContext {
   const clientNames = new Map((deps.config.clients ?? []).map((c) => [clientTenant(c.name, deps.secret), c.name]));
-  return { events: deps.records.store.events, clientNames };
+  const modes = new Map(deps.config.models.map((m) => [m.match, m.compaction.mode]));
+  return { events: deps.records.store.events, clientNames, modes };
 }
 
 export function registerRecapApi(app: Hono<Env>, deps: AppDeps): void {
@@ -31,6 +33,8 @@ export function registerRecapApi(app: Hono<Env>, deps: AppDeps): void {
 
   app.get('/recap/v1/whoami', function whoami(c) {
     const viewer = viewerOf(c.env.incoming);
+    // A caller with no tenant of its own and no admin token reads nothing: it is not logged in.
+    if (!viewer.admin && viewer.tenant === null) throw errors.unauthorized();
     return c.json({ admin: viewer.admin, tenant: viewer.tenant, client: viewer.client ?? null });
   });
 
@@ -56,13 +60,14 @@ export function registerRecapApi(app: Hono<Env>, deps: AppDeps): void {
 
   app.delete('/recap/v1/conversations/:id', async function forgetConversation(c) {
     const { key, id } = target(c);
-    const existed = await deps.records.forget(key);
-    if (existed === 'unavailable') throw errors.storeUnavailable();
+    // Its record, the checkpoints audit mode projected for it, its events.
+    const [existed, audited] = await Promise.all([deps.records.forget(key), deps.records.forget(auditKey(key, secret))]);
+    if (existed === 'unavailable' || audited === 'unavailable') throw errors.storeUnavailable();
     const hadEvents = await ctx.events.forget(key).catch((err: unknown) => {
       if (err instanceof StoreUnavailableError) throw errors.storeUnavailable();
       throw err;
     });
-    if (!existed && !hadEvents) throw errors.notFound('Conversation');
+    if (!existed && !audited && !hadEvents) throw errors.notFound('Conversation');
     return c.json({ id, deleted: true });
   });
 }

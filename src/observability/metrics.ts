@@ -39,6 +39,13 @@ export function createMetrics() {
       help: 'Background compaction jobs by outcome (done, failed, skipped, shed)',
       labelNames: ['outcome'],
     }),
+    projectedTokensSaved: new Counter({
+      ...r,
+      name: 'recap_projected_tokens_saved_total',
+      help: 'Audit mode: tokens_in minus the tokens recap would have forwarded',
+      labelNames: ['model'],
+    }),
+    auditActions: new Counter({ ...r, name: 'recap_audit_actions_total', help: 'Audit-mode requests by x-recap-audit', labelNames: ['model', 'audit'] }),
     overBudget: new Counter({ ...r, name: 'recap_over_budget_total', help: 'Requests forwarded over their budget: the newest step alone does not fit', labelNames: ['model'] }),
     tenantBudgetExceeded: new Counter({
       ...r,

@@ -35,6 +35,8 @@ export interface RequestLog {
   recalls?: number;
   /** x-recap-audit, on a model in audit mode. */
   audit?: string;
+  /** What a (projected) compaction made: a new summary, or cleared tool results only. */
+  compaction?: 'summary' | 'clearing';
   /** Audit mode: the prompt recap would have forwarded (x-recap-tokens-out). */
   projectedTokensOut?: number;
   upstreamStatus?: number;

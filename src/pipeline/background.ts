@@ -1,4 +1,5 @@
 import { JobQueue } from '../background/job-queue.js';
+import { landedOnBranch } from '../store/checkpoints.js';
 import { viewTokensSteps } from '../compaction/layout.js';
 import { planPrepareSteps } from '../compaction/plan.js';
 import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
@@ -69,7 +70,7 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
       }
       try {
         const fresh = await deps.records.load(ctx.key);
-        if (fresh !== 'unavailable' && (fresh?.version ?? 0) !== (record?.version ?? 0)) {
+        if (fresh !== 'unavailable' && landedOnBranch(record, fresh, a.links)) {
           record = fresh;
           continue;
         }
@@ -154,6 +155,7 @@ function backgroundContext(ctx: StepContext, signal: AbortSignal): StepContext {
     key: ctx.key,
     counter: ctx.counter,
     keepsRecords: ctx.keepsRecords,
+    audit: ctx.audit,
     log: { startedAt: 0, method: 'POST', route: ctx.log.route, conversation: ctx.log.conversation },
     signal,
     pause: createSlicer(SLICE_MS),

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { viewTokensSteps } from '../compaction/layout.js';
 import { type Cut, planCompactionSteps, planDegradeSteps, planInterimSteps } from '../compaction/plan.js';
 import { runSliced } from '../slicing/slicer.js';
+import { landedOnBranch } from '../store/checkpoints.js';
 import type { Checkpoint, ConversationRecord } from '../store/store.js';
 import { type Analysis, buildView } from './analyze.js';
 import { type Base, baseView, type CandidateCosts, candidatesSteps, chooseBase, noSummaryBase } from './choose-view.js';
@@ -26,6 +27,8 @@ export interface Decision<T> {
   view: T[] | null;
   /** Tool results shown as stubs, when not those of `base` (a degraded view clears its own). */
   stubs?: number;
+  /** A compaction by clearing alone: its checkpoint adds no summary (audit mode's `cleared`). */
+  clearingOnly?: boolean;
   /** Tokens of the view (items and reply priming; no tool definitions). */
   viewTokens: number;
   /** The most compacted stored checkpoint that applies, when it is ahead of `base` (prepared, not yet needed). */
@@ -47,7 +50,8 @@ export interface Decision<T> {
 // A provisional checkpoint stays usable this long unless confirmed; a turn that outlives it (a very
 // long reply) stores it again when it confirms it.
 const PENDING_MS = 10 * 60_000;
-// Rereads of the record after another compaction landed, before degrading: each means progress.
+// Rereads of the record after a compaction of this branch landed or was waited for, before
+// degrading: each means progress on the branch (other branches' claims and writes do not count).
 const MAX_ROUNDS = 8;
 
 /** Forward a candidate's view: the client's own bytes when no stored checkpoint is involved. */
@@ -70,7 +74,7 @@ async function compacted<T>(ctx: StepContext, a: Analysis<T>, cut: Cut, checkpoi
 /** A view made by clearing alone (rule 11): no summarizer call; its checkpoint is stored after a 2xx. */
 function cleared<T>(ctx: StepContext, a: Analysis<T>, cut: Cut, from: Base, noStore: boolean): Promise<Decision<T>> {
   const checkpoint = describeCheckpoint(a, cut, from.checkpoint?.summary ?? '', from.checkpoint?.model ?? 'clearing');
-  return compacted(ctx, a, cut, checkpoint, noStore ? {} : { write: checkpoint });
+  return compacted(ctx, a, cut, checkpoint, noStore ? { clearingOnly: true } : { write: checkpoint, clearingOnly: true });
 }
 
 async function degrade<T>(ctx: StepContext, a: Analysis<T>, base: Base, budget: number, reason: string): Promise<Decision<T>> {
@@ -109,7 +113,8 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
     const plan = await runSliced(planCompactionSteps(a.layout, baseView(a, from), budget, rules), ctx.pause);
     if (plan.kind === 'fits' || plan.kind === 'irreducible') return unchanged(a, choice);
     if (plan.kind === 'clear') return cleared(ctx, a, plan, from, noStore);
-    if (ctx.model.compaction.strategy === 'summarize' && !(await ctx.deps.proofs.mayPay(ctx.identity.tenant, ctx.model))) {
+    // Audit mode spends nothing, so nothing needs paying for.
+    if (!ctx.audit && ctx.model.compaction.strategy === 'summarize' && !(await ctx.deps.proofs.mayPay(ctx.identity.tenant, ctx.model))) {
       return degrade(ctx, a, from, budget, 'credential_not_yet_accepted');
     }
     const strategy = await strategyFor(ctx);
@@ -125,10 +130,6 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
     // inside a clearing checkpoint's prefix still summarizes further than that checkpoint's summary.
     const claimed = await claimCompaction(ctx.deps.records, ctx.key, claim, a.links, from.covered, lockTtl(compaction.summarizer!.timeout_ms));
     if (claimed.kind === 'unavailable') return summarizeUnshared(ctx, a, from, plan, strategy, budget, true);
-    if (claimed.kind === 'contended') {
-      record = await reload(ctx, record);
-      continue;
-    }
     if (claimed.kind === 'wait') {
       if (interim) return cleared(ctx, a, interim, from, false);
       const done = await waitForHolders(ctx.deps.records, ctx.key, claimed.holders, waitUntil, ctx.signal);
@@ -137,9 +138,10 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
       const after = chooseBase(await runSliced(candidatesSteps(a, record), ctx.pause), compaction.trigger_ratio * budget);
       return after.fits ? withFurthest(unchanged(a, after.choice)) : degrade(ctx, a, after.choice.base, budget, 'compaction_wait_timeout');
     }
-    // The record was read before the claim: a compaction that landed in between must be used, not made again.
+    // The record was read before the claim: a compaction of this branch that landed in between must
+    // be used, not made again. What other branches wrote meanwhile is no reason to start over.
     const fresh = await ctx.deps.records.load(ctx.key);
-    if (fresh !== 'unavailable' && (fresh?.version ?? 0) !== (record?.version ?? 0)) {
+    if (fresh !== 'unavailable' && landedOnBranch(record, fresh, a.links)) {
       await ctx.deps.records.unlock(ctx.key, claim.id, claimed.token);
       record = fresh;
       continue;
@@ -162,7 +164,7 @@ async function reload(ctx: StepContext, previous: ConversationRecord | null): Pr
 
 async function strategyFor(ctx: StepContext): Promise<Strategy> {
   const strategy = ctx.model.compaction.strategy as Strategy;
-  if (strategy === 'summarize' && !(await ctx.deps.tenantBudget.allows(ctx.identity.tenant))) {
+  if (strategy === 'summarize' && !ctx.audit && !(await ctx.deps.tenantBudget.allows(ctx.identity.tenant))) {
     ctx.deps.metrics.tenantBudgetExceeded.inc();
     return 'window';
   }

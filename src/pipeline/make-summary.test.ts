@@ -40,7 +40,7 @@ function request(
 
 describe('a summary that takes in the opening task', () => {
   it('starts with a note saying so, and the summarizer is told to keep the task in detail', async () => {
-    const { req, calls } = request('summarize', { openingTaskTokens: 321 });
+    const { req, calls } = request('summarize', { openingTask: { at: 0, tokens: 321 } });
     const made = await makeSummary(req);
     expect(made.ok).toBe(true);
     if (!made.ok) return;
@@ -50,7 +50,7 @@ describe('a summary that takes in the opening task', () => {
   });
 
   it('keeps the note on the next carry-over though the summarizer dropped it, never twice, never sent to the summarizer', async () => {
-    const first = await makeSummary(request('summarize', { openingTaskTokens: 321 }).req);
+    const first = await makeSummary(request('summarize', { openingTask: { at: 0, tokens: 321 } }).req);
     if (!first.ok) throw new Error('no summary');
     const { req, calls } = request('summarize', { previous: first.text, evicted: [{ role: 'user', content: 'continue' }] }, '## Goal\n- Porting.');
     const next = await makeSummary(req);
@@ -62,7 +62,9 @@ describe('a summary that takes in the opening task', () => {
   });
 
   it('is noted on a template rollup too, within its byte cap, and the rollup stays recognisable next time', async () => {
-    const first = await makeSummary(request('template', { openingTaskTokens: 321, compaction: compactionSchema.parse({ strategy: 'template', template_max_bytes: 400 }) }).req);
+    const first = await makeSummary(
+      request('template', { openingTask: { at: 0, tokens: 321 }, compaction: compactionSchema.parse({ strategy: 'template', template_max_bytes: 400 }) }).req,
+    );
     if (!first.ok) throw new Error('no summary');
     expect(taskNoteOf(first.text)).not.toBeNull();
     expect(new TextEncoder().encode(first.text).length).toBeLessThanOrEqual(400);

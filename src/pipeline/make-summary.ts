@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../messages/types.js';
 import { chunkTranscript, summarizeInChunks } from '../compaction/chunks.js';
-import { collectLedgerCandidates, type LedgerCounts, ledgerForSummarySteps, ledgerReserve } from '../compaction/ledger.js';
+import { type LedgerCounts, ledgerForSummarySteps, ledgerReserve } from '../compaction/ledger.js';
+import { collectLedgerCandidates } from '../compaction/ledger-candidates.js';
 import { buildSummarizerMessages } from '../compaction/prompt.js';
 import { buildTemplateSummary } from '../compaction/template.js';
 import { taskNote, taskNoteOf, withoutTaskNote, withTaskNote } from '../compaction/task-note.js';
@@ -21,8 +22,8 @@ export interface SummaryRequest {
   evicted: readonly ChatMessage[];
   /** Tokens of the evicted messages as counted for the request: no need to count them again. */
   evictedTokens: number;
-  /** Tokens of the opening task when the span takes it in (it was too large to stay verbatim: rule 1). */
-  openingTaskTokens?: number;
+  /** The opening task when the span takes it in (it does not stay verbatim: rule 1): its index in `evicted`, its tokens. */
+  openingTask?: { at: number; tokens: number };
   countText: (text: string) => number;
   summarizer: Summarizer;
   /** The summarizer upstream when the summarizer config names none. */
@@ -38,7 +39,7 @@ export type SummaryResult =
 export async function makeSummary(req: SummaryRequest): Promise<SummaryResult> {
   if (req.strategy === 'window') return { ok: true, text: req.previous ?? '', summarizerTokens: 0, calls: 0 };
   // The note that the opening task is summarized: made now, or carried over from the previous summary.
-  const note = req.openingTaskTokens === undefined ? taskNoteOf(req.previous) : taskNote(req.openingTaskTokens);
+  const note = req.openingTask === undefined ? taskNoteOf(req.previous) : taskNote(req.openingTask.tokens);
   const previous = req.previous === null ? null : withoutTaskNote(req.previous);
   const plain = { ...req, previous };
   if (req.strategy === 'template') {
@@ -46,7 +47,7 @@ export async function makeSummary(req: SummaryRequest): Promise<SummaryResult> {
     const maxBytes = note === null ? cap : Math.max(1, cap - byteLength(`${note}\n\n`));
     const input = { previous, evicted: req.evicted, maxBytes };
     if (!req.compaction.ledger) return { ok: true, text: withTaskNote(buildTemplateSummary(input), note), summarizerTokens: 0, calls: 0 };
-    const candidates = await collectLedgerCandidates(req.evicted, previous);
+    const candidates = await collectLedgerCandidates(req.evicted, previous, { taskAt: req.openingTask?.at });
     const { text, ...ledger } = await runSliced(templateWithLedgerSteps({ ...input, countText: req.countText, candidates }), createSlicer(SLICE_MS));
     return { ok: true, text: withTaskNote(text, note), summarizerTokens: 0, calls: 0, ledger };
   }
@@ -57,7 +58,7 @@ export async function makeSummary(req: SummaryRequest): Promise<SummaryResult> {
     return made.ok ? { ...made, text: withTaskNote(made.text, note) } : made;
   }
   // The summarizer is asked for a little less, so that the ledger fits within the same limit.
-  const candidates = await collectLedgerCandidates(req.evicted, previous);
+  const candidates = await collectLedgerCandidates(req.evicted, previous, { taskAt: req.openingTask?.at });
   const made = await summarizeSpan(plain, max - noteTokens - ledgerReserve(candidates, max, req.countText));
   if (!made.ok) return made;
   const noted = withTaskNote(made.text, note);
@@ -107,7 +108,7 @@ async function summarizeSpan(req: SummaryRequest, maxTokens: number): Promise<Su
         tokens += (reply.promptTokens ?? req.countText(messages.map((m) => m.content).join('\n'))) + (reply.completionTokens ?? req.countText(reply.text));
         return reply.text;
       },
-      { maxTokens, promptOverride: req.compaction.prompt, openingTask: req.openingTaskTokens !== undefined },
+      { maxTokens, promptOverride: req.compaction.prompt, openingTask: req.openingTask !== undefined },
     );
     if (!text) return { ok: false, reason: 'empty', calls, summarizerTokens: tokens };
     return { ok: true, text, summarizerTokens: tokens, calls };

@@ -8,6 +8,7 @@ import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
 import type { Budget } from '../tokens/budget.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { analyzeSteps } from './analyze.js';
+import { auditKey } from './audit.js';
 import { decide } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { createRoutePlan, type PlanTokens, type RoutePlan } from './route-plan.js';
@@ -70,6 +71,7 @@ export async function planCompaction<T>(
       countItem: counted.countItem,
       wire: request.wire,
       codec: summaryCodec(deps.secret, identity.tenant),
+      ...(ctx.audit ? { projectedSummaryTokens: model.compaction.summary_max_tokens } : {}),
     }),
     ctx.pause,
   );
@@ -78,11 +80,14 @@ export async function planCompaction<T>(
 }
 
 function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig, counter: TokenCounter, identity: Identity): StepContext {
+  const key = { tenant: identity.tenant, conversation: identity.conversation };
+  const audit = model.compaction.mode === 'audit';
   return {
     deps,
     model,
     identity,
-    key: { tenant: identity.tenant, conversation: identity.conversation },
+    key: audit ? auditKey(key, deps.secret) : key,
+    audit,
     counter,
     // A caller that keeps no records (anonymous) reads and writes none: the engine checks this one flag.
     keepsRecords: identity.keepsRecords,

@@ -1,7 +1,16 @@
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { type RecordBound, addEdit, applies, confirmEdit, discardEdit } from '../store/checkpoints.js';
-import { type Checkpoint, type ConversationKey, type ConversationRecord, type LockClaim, type LockTable, type Store, StoreUnavailableError } from '../store/store.js';
+import {
+  type Checkpoint,
+  type ConversationKey,
+  type ConversationRecord,
+  type LockClaim,
+  type LockGrant,
+  type LockTable,
+  type Store,
+  StoreUnavailableError,
+} from '../store/store.js';
 import { traceStore } from '../tracing/spans.js';
 
 // The store as the request path sees it: every failure is absorbed (logged, counted) and turned
@@ -20,7 +29,7 @@ export interface Records {
   /** The failed turn that made a provisional checkpoint takes it back (unless a turn confirmed it). */
   discard(key: ConversationKey, pendingToken: string): Promise<boolean>;
   readLocks(key: ConversationKey): Promise<LockTable | 'unavailable'>;
-  tryLock(key: ConversationKey, claim: LockClaim, ttlMs: number, version: number): Promise<string | null | 'unavailable'>;
+  tryLock(key: ConversationKey, claim: LockClaim, ttlMs: number): Promise<LockGrant | 'unavailable'>;
   unlock(key: ConversationKey, id: string, token: string): Promise<void>;
   /** Deletes the record; whether one existed, or 'unavailable'. */
   forget(key: ConversationKey): Promise<boolean | 'unavailable'>;
@@ -47,7 +56,7 @@ export function createRecords(store: Store, metrics: Metrics, logger: Logger, bo
     confirm: (key, cp, links) => guarded('confirm_checkpoint', async () => (await store.updateCheckpoints(key, confirmEdit(cp, bound, onBranchOf(links)))).ok, false),
     discard: (key, token) => guarded('discard_checkpoint', async () => (await store.updateCheckpoints(key, discardEdit(token))).ok, false),
     readLocks: (key) => guarded<LockTable | 'unavailable'>('read_locks', () => store.readLocks(key), 'unavailable'),
-    tryLock: (key, claim, ttl, version) => guarded<string | null | 'unavailable'>('lock', () => store.tryLock(key, claim, ttl, version), 'unavailable'),
+    tryLock: (key, claim, ttl) => guarded<LockGrant | 'unavailable'>('lock', () => store.tryLock(key, claim, ttl), 'unavailable'),
     unlock: (key, id, token) => guarded('unlock', () => store.unlock(key, id, token), undefined),
     forget: (key) => guarded<boolean | 'unavailable'>('delete', () => store.delete(key), 'unavailable'),
   };

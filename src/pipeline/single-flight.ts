@@ -7,13 +7,14 @@ import type { Records } from './records.js';
 // checkpoint will be about, in the conversation's lock table; a request whose own messages start
 // with a claimed prefix (past what it already has) waits for that checkpoint instead of making
 // its own, while a request of another branch (the same opening, another continuation) claims its
-// own prefix and never waits. Claims are compare-and-set on the table's version, so two requests
-// of one branch cannot both miss each other. The lock only saves summarizer calls; versioned
-// writes keep records correct.
+// own prefix and never waits. Taking a lock reports, in the same step, every lock held at that
+// moment: a request that finds one of its own branch among them lets go of its own and waits, so
+// of two requests of one branch the later always sees the earlier, while claims on other branches
+// never stand in its way. (The claim used to be a compare-and-set on the whole table, which
+// dozens of concurrent branches kept losing to each other until they degraded.) The lock only
+// saves summarizer calls; versioned writes keep records correct.
 
 const POLL_MS = 25;
-/** Reads and claims that lost a race with another claim, before giving up (rare: each loss means progress elsewhere). */
-const CLAIM_ATTEMPTS = 5;
 /** The lock outlives the summarizer's own timeout by this much; it expires by itself if its holder dies. */
 const LOCK_MARGIN_MS = 5_000;
 
@@ -21,8 +22,7 @@ export type ClaimResult =
   | { kind: 'held'; token: string }
   /** Compactions running whose checkpoint this request will be able to use. */
   | { kind: 'wait'; holders: LockHolder[] }
-  | { kind: 'unavailable' }
-  | { kind: 'contended' };
+  | { kind: 'unavailable' };
 
 export function lockTtl(summarizerTimeoutMs: number): number {
   return summarizerTimeoutMs + LOCK_MARGIN_MS;
@@ -33,16 +33,18 @@ export function lockTtl(summarizerTimeoutMs: number): number {
  * first `basePrefix` items, unless a compaction ahead of that on its branch is already running.
  */
 export async function claimCompaction(records: Records, key: ConversationKey, claim: LockClaim, links: readonly string[], basePrefix: number, ttlMs: number): Promise<ClaimResult> {
-  for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-    const table = await records.readLocks(key);
-    if (table === 'unavailable') return { kind: 'unavailable' };
-    const ahead = holdersAhead(table.holders, links, basePrefix);
-    if (ahead.length > 0) return { kind: 'wait', holders: ahead };
-    const token = await records.tryLock(key, claim, ttlMs, table.version);
-    if (token === 'unavailable') return { kind: 'unavailable' };
-    if (token !== null) return { kind: 'held', token };
-  }
-  return { kind: 'contended' };
+  // A compaction already running on the branch is waited for without writing to the table.
+  const table = await records.readLocks(key);
+  if (table === 'unavailable') return { kind: 'unavailable' };
+  const running = holdersAhead(table.holders, links, basePrefix);
+  if (running.length > 0) return { kind: 'wait', holders: running };
+  const grant = await records.tryLock(key, claim, ttlMs);
+  if (grant === 'unavailable') return { kind: 'unavailable' };
+  const ahead = holdersAhead(grant.earlier, links, basePrefix);
+  if (grant.token !== null && ahead.length === 0) return { kind: 'held', token: grant.token };
+  // Claimed meanwhile on this branch (this very prefix, when the lock was refused): that one goes first.
+  if (grant.token !== null) await records.unlock(key, claim.id, grant.token);
+  return { kind: 'wait', holders: ahead };
 }
 
 // Requests of one process waiting on one conversation share each read of its lock table, so a

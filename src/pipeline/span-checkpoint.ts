@@ -5,6 +5,7 @@ import { acceptSummary } from '../compaction/validate-summary.js';
 import { countLedger } from '../observability/metrics.js';
 import type { Checkpoint } from '../store/store.js';
 import type { Analysis } from './analyze.js';
+import { PROJECTED_SUMMARY } from './audit.js';
 import type { Base } from './choose-view.js';
 import { makeSummary } from './make-summary.js';
 import type { StepContext } from './step-context.js';
@@ -62,14 +63,20 @@ export async function checkpointForCut<T>(
   signal: AbortSignal,
 ): Promise<SpanCheckpoint> {
   const { compaction } = ctx.model;
+  // What enforcing would have written, without the call: projected at its limit (audit.ts).
+  if (ctx.audit && strategy === 'summarize') return { ok: true, checkpoint: describeCheckpoint(a, cut, PROJECTED_SUMMARY, 'projected') };
   const evictedTokens = sumOf(a.layout.tokens, cut.evicted);
-  // The opening task taken in by this summary (too large to stay verbatim): the summary says so.
+  // The opening task taken in by this summary (it does not stay verbatim): the summary says so,
+  // and the ledger counts what it states as the task's.
   const task = openingTaskSpan(a.seg);
-  const openingTaskTokens = task !== null && cut.evicted.includes(task.start) ? sumOf(a.layout.tokens, range(task.start, task.end)) : undefined;
-  const evicted = cut.evicted.flatMap((i): ChatMessage[] => {
+  const evicted: ChatMessage[] = [];
+  let openingTask: { at: number; tokens: number } | undefined;
+  for (const i of cut.evicted) {
     const m = a.wire.asChat(a.rest[i]!);
-    return m ? [m] : [];
-  });
+    if (m === null) continue;
+    if (i === task?.start) openingTask = { at: evicted.length, tokens: sumOf(a.layout.tokens, range(task.start, task.end)) };
+    evicted.push(m);
+  }
   const started = performance.now();
   const result = await makeSummary({
     strategy,
@@ -77,7 +84,7 @@ export async function checkpointForCut<T>(
     previous: base.summary,
     evicted,
     evictedTokens,
-    ...(openingTaskTokens === undefined ? {} : { openingTaskTokens }),
+    ...(openingTask === undefined ? {} : { openingTask }),
     countText: ctx.counter.countText,
     summarizer: ctx.deps.summarizer,
     defaultUpstream: ctx.model.upstream,

@@ -22,6 +22,8 @@ export interface StepContext {
   counter: TokenCounter;
   /** False for a caller whose records recap neither keeps nor reads. */
   keepsRecords: boolean;
+  /** Audit mode: `key` is the audit checkpoints' key, and a summary is projected, never made (audit.ts). */
+  audit: boolean;
   log: RequestLog;
   signal: AbortSignal;
   /** Where the engine's work on a big request yields to the event loop. */

@@ -1,5 +1,5 @@
 import { errors } from '../errors.js';
-import { type JsonBody, objectNamingModel, readJsonBody, refuseDuplicates } from '../json/body.js';
+import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../json/body.js';
 import type { Pause } from '../slicing/slicer.js';
 import type { ResponsesRequest } from './types.js';
 
@@ -20,6 +20,13 @@ export async function readResponsesRequest(raw: Buffer, pause: Pause): Promise<R
   const json = await readJsonBody(raw, pause);
   if (json.members) refuseDuplicates(json.members, KEYS_RECAP_READS);
   return { ...json, body: checkRequest(json.value) };
+}
+
+/** The same in one go, for a body the CLI read from a file. */
+export function parseResponsesRequest(raw: Buffer): ResponsesRequest {
+  const json = parseJsonBody(raw);
+  if (json.members) refuseDuplicates(json.members, KEYS_RECAP_READS);
+  return checkRequest(json.value);
 }
 
 function checkRequest(body: unknown): ResponsesRequest {

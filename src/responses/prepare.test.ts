@@ -10,8 +10,9 @@ import { createRuntime } from '../runtime/runtime.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
 // The Responses route's part of the request path before the engine (prepare.ts), on the runtime
-// recap serves with: the budget (window − output reservation − tools, the tools as the chat route
-// counts them), the conversation its opening names, and the requests it leaves alone.
+// recap serves with: the budget (window − output reservation, measured like x-recap-tokens-in with
+// the tool definitions, which are counted as the chat route counts them), the conversation its
+// opening names, and the requests it leaves alone.
 
 const config = parseConfig(
   `
@@ -63,15 +64,15 @@ async function prepare(body: ResponsesRequest, headers?: Record<string, string>)
 const request = (input: ResponseItem[], extra: Partial<ResponsesRequest> = {}): ResponsesRequest => ({ model: 'gpt-r', instructions: INSTRUCTIONS, input, tools: TOOLS, ...extra });
 
 describe('the Responses route before the engine', () => {
-  it("works out the budget as window − the request's max_output_tokens − tools counted as on the chat route", async () => {
+  it("works out the budget as window − the request's max_output_tokens, and counts the tools as the chat route does", async () => {
     const tools = chatToolsTokens(INSTRUCTIONS, TOOLS);
     expect(tools).toBeGreaterThan(10);
     const { plan } = await prepare(request(OPENING, { max_output_tokens: 500 }));
-    expect(plan.headers['x-recap-budget']).toBe(String(20000 - 500 - tools));
+    expect(plan.headers['x-recap-budget']).toBe(String(20000 - 500));
     expect(plan.headers['x-recap-tokens-in']).toBe(String(responsesPromptTokens(request(OPENING)) + tools));
     // Without a limit of its own, the model's max_output_tokens is reserved.
-    expect((await prepare(request(OPENING))).plan.headers['x-recap-budget']).toBe(String(20000 - 2000 - tools));
-    expect((await prepare(request(OPENING, { tools: undefined }))).plan.headers['x-recap-budget']).toBe(String(20000 - 2000));
+    expect((await prepare(request(OPENING))).plan.headers['x-recap-budget']).toBe(String(20000 - 2000));
+    expect((await prepare(request(OPENING, { tools: undefined }))).plan.headers['x-recap-tokens-in']).toBe(String(responsesPromptTokens(request(OPENING))));
   });
 
   it('names the conversation by its opening: instructions, the leading items and the first user item', async () => {
@@ -116,7 +117,7 @@ describe('the Responses route before the engine', () => {
     const { plan, log } = await prepare(body);
     expect(plan.view).toBeNull();
     expect(plan.headers['x-recap-action']).toBe('none');
-    expect(plan.headers['x-recap-budget']).toBe(String(20000 - 2000 - chatToolsTokens(INSTRUCTIONS, TOOLS)));
+    expect(plan.headers['x-recap-budget']).toBe(String(20000 - 2000));
     expect(plan.headers['x-recap-tokens-in']).toBe(String(responsesPromptTokens(body) + chatToolsTokens(INSTRUCTIONS, TOOLS)));
     expect(log.conversation).toBeUndefined();
   });

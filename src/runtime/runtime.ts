@@ -64,7 +64,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
         lastStoreError = Date.now();
       },
     },
-    { perConversation: config.events.max_per_conversation, conversations: config.events.max_conversations },
+    { perConversation: config.events.max_per_conversation, conversations: config.events.max_conversations, memoryMaxBytes: config.events.memory_max_bytes },
   );
   const { max_checkpoints: perBranch, max_branches: branches } = config.store;
   const records = createRecords(store, metrics, logger, { perBranch, total: perBranch * branches });

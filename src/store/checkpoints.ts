@@ -1,4 +1,4 @@
-import type { Checkpoint, CheckpointEdit, LockHolder } from './store.js';
+import type { Checkpoint, CheckpointEdit, ConversationRecord, LockHolder } from './store.js';
 
 // Pure checkpoint-list logic, shared by both stores so they cannot drift apart: the edits the
 // request path makes (add, confirm, discard) and the bound on what a record keeps.
@@ -72,6 +72,15 @@ export function discardEdit(token: string): CheckpointEdit {
     const kept = list.filter((cp) => !(isPending(cp) && cp.pendingToken === token));
     return kept.length === list.length ? null : kept;
   };
+}
+
+/**
+ * Whether `after` holds a live checkpoint for a request with these links that `before` did not:
+ * one its own branch wrote meanwhile (what other branches write, or confirming, changes nothing).
+ */
+export function landedOnBranch(before: ConversationRecord | null, after: ConversationRecord | null, links: readonly string[], now = Date.now()): boolean {
+  const seen = before?.checkpoints ?? [];
+  return (after?.checkpoints ?? []).some((cp) => isLive(cp, now) && applies(cp, links) && !seen.some((old) => sameCheckpoint(old, cp)));
 }
 
 /** The holders whose coming checkpoint a request with these links will be able to use. */

@@ -37,7 +37,7 @@ export function runEventLogCases(name: string, makeStore: MakeStore): void {
   describe(`${name} store, event log`, () => {
     const opened: Store[] = [];
     const open = async (limits: Partial<StoreLimits> = {}) => {
-      const store = await makeStore({ ttlMs: 60_000, events: { perConversation: 5, conversations: 4 }, ...limits });
+      const store = await makeStore({ ttlMs: 60_000, events: { perConversation: 5, conversations: 4, memoryMaxBytes: 1024 * 1024 }, ...limits });
       opened.push(store);
       return store;
     };
@@ -85,7 +85,7 @@ export function runEventLogCases(name: string, makeStore: MakeStore): void {
     });
 
     it("lists a tenant's conversations newest first, paged across equal times; all tenants together with null", async () => {
-      const { events } = await open({ events: { perConversation: 5, conversations: 100 } });
+      const { events } = await open({ events: { perConversation: 5, conversations: 100, memoryMaxBytes: 1024 * 1024 } });
       const tenant = opaque();
       const other = opaque();
       const keys = Array.from({ length: 7 }, () => keyOf(tenant));

@@ -17,6 +17,8 @@ export interface ConversationEvent {
   action: string;
   /** x-recap-audit, on a model in audit mode. */
   audit?: string;
+  /** The (projected) new checkpoint of a compaction: a new summary, or cleared tool results only. */
+  compaction?: 'summary' | 'clearing';
   tokens_in: number;
   /** What went upstream (in audit mode the client's own prompt: tokens_in). */
   tokens_out: number;
@@ -64,9 +66,11 @@ export interface EventLimits {
   perConversation: number;
   /** Conversations kept in each tenant's index, and in the index of all tenants. */
   conversations: number;
+  /** The in-memory store's events in all, in bytes (JSON): past it the least recently written logs go. */
+  memoryMaxBytes: number;
 }
 
-export const DEFAULT_EVENT_LIMITS: EventLimits = { perConversation: 200, conversations: 10_000 };
+export const DEFAULT_EVENT_LIMITS: EventLimits = { perConversation: 200, conversations: 10_000, memoryMaxBytes: 64 * 1024 * 1024 };
 
 export type Resolution = 'minute' | 'hour';
 

@@ -28,6 +28,9 @@ interface Log {
   lastMs: number;
   seq: number;
   events: StoredEvent[];
+  /** JSON bytes of `events`, alongside each. */
+  sizes: number[];
+  bytes: number;
 }
 
 // Buckets of every tenant and of all of them, at both resolutions.
@@ -39,19 +42,27 @@ export class MemoryEventLog implements EventLog {
   private readonly buckets = new LRUCache<string, Map<string, number>>({ max: MAX_BUCKETS });
 
   constructor(private readonly limits: EventLimits & { ttlMs: number; maxConversations: number }) {
-    this.logs = new LRUCache({ max: limits.maxConversations, ttl: limits.ttlMs });
+    this.logs = new LRUCache({ max: limits.maxConversations, ttl: limits.ttlMs, maxSize: limits.memoryMaxBytes, sizeCalculation: (log) => Math.max(1, log.bytes) });
     this.entries = new LRUCache({ max: limits.maxConversations, ttl: limits.ttlMs });
   }
 
   async record(key: ConversationKey, event: ConversationEvent, id: string | null): Promise<void> {
     const tag = conversationTag(key);
-    const log = this.logs.get(tag) ?? { lastMs: 0, seq: 0, events: [] };
+    const log = this.logs.get(tag) ?? { lastMs: 0, seq: 0, events: [], sizes: [], bytes: 0 };
     const ms = Math.max(Date.now(), log.lastMs);
     log.seq = ms === log.lastMs ? log.seq + 1 : 0;
     log.lastMs = ms;
+    const size = JSON.stringify(event).length;
     log.events.push({ id: `${ms}-${log.seq}`, event: structuredClone(event) });
-    if (log.events.length > this.limits.perConversation) log.events.splice(0, log.events.length - this.limits.perConversation);
-    this.logs.set(tag, log);
+    log.sizes.push(size);
+    log.bytes += size;
+    const extra = log.events.length - this.limits.perConversation;
+    if (extra > 0) {
+      log.events.splice(0, extra);
+      for (const dropped of log.sizes.splice(0, extra)) log.bytes -= dropped;
+    }
+    // A new object, so that the cache weighs the log as it now is (it weighs a value when it changes).
+    this.logs.set(tag, { ...log });
     this.entries.set(tag, addToEntry(this.entries.get(tag), key, event, id));
     await this.addCounts(key.tenant, event.at, eventCounts(event));
   }

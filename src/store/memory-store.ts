@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { conversationTag } from './conversation-tag.js';
 import { DEFAULT_EVENT_LIMITS } from './event-log.js';
 import { MemoryEventLog } from './memory-event-log.js';
-import type { CheckpointEdit, ConversationKey, ConversationRecord, LockClaim, LockHolder, LockTable, Store, StoreLimits, UpdateResult } from './store.js';
+import type { CheckpointEdit, ConversationKey, ConversationRecord, LockClaim, LockGrant, LockHolder, LockTable, Store, StoreLimits, UpdateResult } from './store.js';
 import { acceptedKey, spendKey, spendTtlMs } from './tenant-keys.js';
 
 // The store of a single recap process (no Redis configured). Bounded, so a long-running process
@@ -17,9 +17,10 @@ interface HeldLock extends LockHolder {
   expiresAt: number;
 }
 
-interface Locks {
-  version: number;
-  held: Map<string, HeldLock>;
+type Locks = Map<string, HeldLock>;
+
+function holdersOf(locks: Locks | undefined): LockHolder[] {
+  return [...(locks?.values() ?? [])].map(({ expiresAt: _e, ...holder }) => holder);
 }
 
 export class MemoryStore implements Store {
@@ -58,25 +59,22 @@ export class MemoryStore implements Store {
   }
 
   async readLocks(key: ConversationKey): Promise<LockTable> {
-    const locks = this.liveLocks(key);
-    return { version: locks?.version ?? 0, holders: [...(locks?.held.values() ?? [])].map(({ expiresAt: _e, ...holder }) => holder) };
+    return { holders: holdersOf(this.liveLocks(key)) };
   }
 
-  async tryLock(key: ConversationKey, claim: LockClaim, ttlMs: number, expectedVersion: number): Promise<string | null> {
-    const locks = this.liveLocks(key) ?? { version: 0, held: new Map<string, HeldLock>() };
-    if (locks.version !== expectedVersion || locks.held.has(claim.id)) return null;
+  async tryLock(key: ConversationKey, claim: LockClaim, ttlMs: number): Promise<LockGrant> {
+    const locks = this.liveLocks(key) ?? new Map<string, HeldLock>();
+    const earlier = holdersOf(locks);
+    if (locks.has(claim.id)) return { token: null, earlier };
     const token = randomBytes(16).toString('base64url');
-    locks.held.set(claim.id, { ...claim, token, expiresAt: Date.now() + ttlMs });
-    locks.version++;
+    locks.set(claim.id, { ...claim, token, expiresAt: Date.now() + ttlMs });
     this.locks.set(conversationTag(key), locks);
-    return token;
+    return { token, earlier };
   }
 
   async unlock(key: ConversationKey, id: string, token: string): Promise<void> {
     const locks = this.liveLocks(key);
-    if (locks?.held.get(id)?.token !== token) return;
-    locks.held.delete(id);
-    locks.version++;
+    if (locks?.get(id)?.token === token) locks.delete(id);
   }
 
   async ping(): Promise<void> {}
@@ -92,16 +90,12 @@ export class MemoryStore implements Store {
     this.events.clear();
   }
 
-  /** The conversation's lock table with expired locks dropped (which counts as a change). */
+  /** The conversation's lock table with expired locks dropped. */
   private liveLocks(key: ConversationKey): Locks | undefined {
     const locks = this.locks.get(conversationTag(key));
     if (!locks) return undefined;
     const now = Date.now();
-    for (const [id, held] of locks.held) {
-      if (held.expiresAt > now) continue;
-      locks.held.delete(id);
-      locks.version++;
-    }
+    for (const [id, held] of locks) if (held.expiresAt <= now) locks.delete(id);
     return locks;
   }
 

@@ -30,31 +30,37 @@ redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return {1, current + 1}`;
 
 /**
- * Takes one lock of a conversation's lock table (a hash: `v` its version, `h:<id>` one lock as
- * `token|expiresAt ms|prefix|link`, expiry in Redis's clock): 'OK' if the table is still at
- * ARGV[2] and lock ARGV[3] is free (expired locks are dropped on the way), else nil.
+ * Takes one lock of a conversation's lock table (a hash: `h:<id>` one lock as
+ * `token|expiresAt ms|prefix|link`, expiry in Redis's clock) unless lock ARGV[2] is held. Returns
+ * {1 taken or 0 refused, then name and value of every other live lock}: what was held at that
+ * moment. Expired locks are dropped on the way.
  */
 const LOCK = `${REFUSE_LATE}
 local nowMs = math.floor((tonumber(now[1]) * 1000000 + tonumber(now[2])) / 1000)
-local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-if version ~= tonumber(ARGV[2]) then return nil end
-local field = 'h:' .. ARGV[3]
+local field = 'h:' .. ARGV[2]
 local fields = redis.call('HGETALL', KEYS[1])
+local held = {}
+local taken = 1
 for i = 1, #fields, 2 do
   local name, value = fields[i], fields[i + 1]
   if string.sub(name, 1, 2) == 'h:' then
     local expires = tonumber(string.match(value, '^[^|]*|([^|]*)'))
     if expires == nil or expires <= nowMs then
       redis.call('HDEL', KEYS[1], name)
-    elseif name == field then
-      return nil
+    else
+      if name == field then taken = 0 end
+      held[#held + 1] = name
+      held[#held + 1] = value
     end
   end
 end
-local ttl = tonumber(ARGV[5])
-redis.call('HSET', KEYS[1], field, ARGV[4] .. '|' .. (nowMs + ttl) .. '|' .. ARGV[6] .. '|' .. ARGV[7], 'v', version + 1)
-if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
-return 'OK'`;
+if taken == 1 then
+  local ttl = tonumber(ARGV[4])
+  redis.call('HSET', KEYS[1], field, ARGV[3] .. '|' .. (nowMs + ttl) .. '|' .. ARGV[5] .. '|' .. ARGV[6])
+  if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+end
+table.insert(held, 1, taken)
+return held`;
 
 /** DEL: the number of keys removed. */
 const DELETE = `${REFUSE_LATE}
@@ -69,13 +75,12 @@ local field = 'h:' .. ARGV[1]
 local value = redis.call('HGET', KEYS[1], field)
 if not value or string.match(value, '^[^|]*') ~= ARGV[2] then return 0 end
 redis.call('HDEL', KEYS[1], field)
-redis.call('HINCRBY', KEYS[1], 'v', 1)
 return 1`;
 
 export interface RecapScripts {
   recapLoad(recordKey: string, ttlMs: number): Promise<[string, string, string] | null>;
   recapCompareAndSet(recordKey: string, deadline: number, expectedVersion: number, checkpointsJson: string, updatedAt: number, ttlMs: number): Promise<[0 | 1, number]>;
-  recapLock(locksKey: string, deadline: number, expectedVersion: number, id: string, token: string, ttlMs: number, prefix: number, link: string): Promise<'OK' | null>;
+  recapLock(locksKey: string, deadline: number, id: string, token: string, ttlMs: number, prefix: number, link: string): Promise<[0 | 1, ...string[]]>;
   recapDelete(recordKey: string, deadline: number): Promise<number>;
   recapUnlock(locksKey: string, id: string, token: string): Promise<number>;
 }

@@ -33,7 +33,7 @@ describe('redis store writes held past their deadline', () => {
     await store.updateCheckpoints(existing, add, 0);
     await redisCli(redis.port, 'client', 'pause', '1000', 'write');
     const outcomes = await Promise.all(
-      [store.updateCheckpoints(fresh, add, 0), store.tryLock(fresh, claim, 60_000, 0), store.delete(existing)].map((p) => p.catch((err: unknown) => err)),
+      [store.updateCheckpoints(fresh, add, 0), store.tryLock(fresh, claim, 60_000), store.delete(existing)].map((p) => p.catch((err: unknown) => err)),
     );
     for (const outcome of outcomes) expect(outcome).toBeInstanceOf(StoreUnavailableError);
 
@@ -48,7 +48,7 @@ describe('redis store writes held past their deadline', () => {
 
   it("lets a held unlock run late, since it can only free the caller's own lock", async () => {
     const key = newKey();
-    const token = (await store.tryLock(key, claim, 60_000, 0))!;
+    const token = (await store.tryLock(key, claim, 60_000)).token!;
     await redisCli(redis.port, 'client', 'pause', '1000', 'write');
     await expect(store.unlock(key, 'b', token)).rejects.toBeInstanceOf(StoreUnavailableError);
     await redisCli(redis.port, 'del', 'probe');

@@ -22,7 +22,7 @@ describe('redis store lock release across an outage', () => {
   });
 
   it('keeps releasing a lock it could not release, until Redis is back with it', async () => {
-    const token = (await store.tryLock(key, { id: 'b', prefix: 2, link: 'h' }, 60_000, 0))!;
+    const token = (await store.tryLock(key, { id: 'b', prefix: 2, link: 'h' }, 60_000)).token!;
     await redis.kill();
     await expect(store.unlock(key, 'b', token)).rejects.toBeInstanceOf(StoreUnavailableError);
     await redis.restart();

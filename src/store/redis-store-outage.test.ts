@@ -19,7 +19,7 @@ const everyMethod: Record<string, (store: Store) => Promise<unknown>> = {
   updateCheckpoints: (s) => s.updateCheckpoints(key, add),
   delete: (s) => s.delete(key),
   readLocks: (s) => s.readLocks(key),
-  tryLock: (s) => s.tryLock(key, claim, 10_000, 0),
+  tryLock: (s) => s.tryLock(key, claim, 10_000),
   unlock: (s) => s.unlock(key, 'b', 'token'),
   ping: (s) => s.ping(),
 };

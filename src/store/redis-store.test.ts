@@ -25,7 +25,7 @@ describe('redis store key layout', () => {
       addEdit(cp, { perBranch: 8, total: 8 }, () => true),
       0,
     );
-    await store.tryLock(key, { id: 'b1', prefix: 1, link: 'h' }, 60_000, 0);
+    await store.tryLock(key, { id: 'b1', prefix: 1, link: 'h' }, 60_000);
     const keys = (await raw.keys(`${keyPrefix}:*`)).sort();
     expect(keys).toEqual([`${keyPrefix}:{tenantHash.convHash}:locks`, `${keyPrefix}:{tenantHash.convHash}:rec`]);
     expect(await raw.hgetall(`${keyPrefix}:{tenantHash.convHash}:rec`)).toMatchObject({ v: '1', d: JSON.stringify([cp]) });

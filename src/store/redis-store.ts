@@ -14,6 +14,7 @@ import {
   type ConversationKey,
   type ConversationRecord,
   type LockClaim,
+  type LockGrant,
   type LockHolder,
   type LockTable,
   type Store,
@@ -127,15 +128,20 @@ export class RedisStore implements Store {
     });
   }
 
-  async tryLock(key: ConversationKey, claim: LockClaim, ttlMs: number, expectedVersion: number): Promise<string | null> {
+  async tryLock(key: ConversationKey, claim: LockClaim, ttlMs: number): Promise<LockGrant> {
     const locksKey = this.locksKey(key);
     return this.run('tryLock', async (remainingMs) => {
-      const read = await readWithClock<string | null>(this.client, (p) => p.hget(locksKey, 'v'));
-      if (Number(read.reply ?? 0) !== expectedVersion) return null;
+      const read = await readWithClock<Record<string, string>>(this.client, (p) => p.hgetall(locksKey));
+      // Already held: no need to send the script to be refused.
+      const seen = parseLocks(read.reply, read.serverMicros / 1000);
+      if (seen.holders.some((h) => h.id === claim.id)) return { token: null, earlier: seen.holders };
       const token = newLockToken(ttlMs);
       const ttl = Math.max(1, Math.ceil(ttlMs));
-      const set = await this.client.recapLock(locksKey, writeDeadline(read, remainingMs()), expectedVersion, claim.id, token, ttl, claim.prefix, claim.link);
-      return set === 'OK' ? token : null;
+      const [taken, ...held] = await this.client.recapLock(locksKey, writeDeadline(read, remainingMs()), claim.id, token, ttl, claim.prefix, claim.link);
+      const fields: Record<string, string> = {};
+      for (let i = 0; i + 1 < held.length; i += 2) fields[held[i]!] = held[i + 1]!;
+      // The script listed live locks only.
+      return { token: taken === 1 ? token : null, earlier: parseLocks(fields, 0).holders };
     });
   }
 
@@ -235,7 +241,7 @@ function parseLocks(fields: Record<string, string>, nowMs: number): LockTable {
     if (Number(expires) <= nowMs || !token || !link) continue;
     holders.push({ id: name.slice(2), token, prefix: Number(prefix), link });
   }
-  return { version: Number(fields.v ?? 0), holders };
+  return { holders };
 }
 
 function parseCheckpoints(json: string): Checkpoint[] {

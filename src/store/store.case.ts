@@ -146,51 +146,60 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
       expect(await store.updateCheckpoints(key, add(checkpoint(2, 'a')), 0)).toEqual({ ok: true, version: 1 });
     });
 
-    it('grants a lock to exactly one of many concurrent callers of one table version', async () => {
+    it('grants a lock id to exactly one of many concurrent callers, and other ids to every caller', async () => {
       const store = await open();
       const key = newKey();
-      const { version } = await store.readLocks(key);
-      const tokens = await Promise.all(Array.from({ length: 10 }, (_, i) => store.tryLock(key, claim(i % 2 === 0 ? 'b1' : `b${i}`), 10_000, version)));
-      expect(tokens.filter((t) => t !== null)).toHaveLength(1);
-      const table = await store.readLocks(key);
-      expect(table.holders).toHaveLength(1);
-      expect(table.version).toBe(version + 1);
+      const grants = await Promise.all(Array.from({ length: 10 }, (_, i) => store.tryLock(key, claim(i % 2 === 0 ? 'b1' : `c${i}`), 10_000)));
+      // Five callers wanted b1: one got it. The other five ids were each wanted once: all granted.
+      expect(grants.filter((g, i) => i % 2 === 0 && g.token !== null)).toHaveLength(1);
+      expect(grants.filter((g, i) => i % 2 === 1 && g.token !== null)).toHaveLength(5);
+      expect((await store.readLocks(key)).holders).toHaveLength(6);
     });
 
-    it('lists who holds what, and refuses an id that is held even at the current version', async () => {
+    it('reports with each lock what was held when it was taken, so a later claim always sees an earlier one', async () => {
       const store = await open();
       const key = newKey();
-      const token = await store.tryLock(key, claim('b1', 7), 10_000, 0);
-      expect(token).toEqual(expect.any(String));
-      const table = await store.readLocks(key);
-      expect(table.holders).toEqual([{ id: 'b1', prefix: 7, link: 'link-b1', token }]);
-      expect(await store.tryLock(key, claim('b1', 7), 10_000, table.version)).toBeNull();
-      expect(await store.tryLock(key, claim('b2', 9), 10_000, table.version)).toEqual(expect.any(String));
+      const grants = await Promise.all(Array.from({ length: 8 }, (_, i) => store.tryLock(key, claim(`b${i}`), 10_000)));
+      const tokens = grants.map((g) => g.token);
+      expect(tokens.every((t) => typeof t === 'string')).toBe(true);
+      // Taken one after another: each saw all those taken before it, a different number each.
+      const seen = grants.map((g) => g.earlier.length).sort((x, y) => x - y);
+      expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+      for (const g of grants) for (const h of g.earlier) expect(tokens).toContain(h.token);
+    });
+
+    it('lists who holds what, and refuses an id that is held, naming its holder', async () => {
+      const store = await open();
+      const key = newKey();
+      const first = await store.tryLock(key, claim('b1', 7), 10_000);
+      expect(first).toEqual({ token: expect.any(String), earlier: [] });
+      const holder = { id: 'b1', prefix: 7, link: 'link-b1', token: first.token };
+      expect((await store.readLocks(key)).holders).toEqual([holder]);
+      expect(await store.tryLock(key, claim('b1', 7), 10_000)).toEqual({ token: null, earlier: [holder] });
+      expect(await store.tryLock(key, claim('b2', 9), 10_000)).toEqual({ token: expect.any(String), earlier: [holder] });
       expect((await store.readLocks(key)).holders.map((h) => h.id).sort()).toEqual(['b1', 'b2']);
     });
 
     it('releases a lock only for the token that holds it', async () => {
       const store = await open();
       const key = newKey();
-      const token = await store.tryLock(key, claim('b'), 10_000, 0);
+      const { token } = await store.tryLock(key, claim('b'), 10_000);
       expect(token).toEqual(expect.any(String));
       await store.unlock(key, 'b', 'not-the-token');
       expect((await store.readLocks(key)).holders).toHaveLength(1);
       await store.unlock(key, 'b', token ?? '');
-      const table = await store.readLocks(key);
-      expect(table.holders).toEqual([]);
-      expect(await store.tryLock(key, claim('b'), 10_000, table.version)).toEqual(expect.any(String));
+      expect((await store.readLocks(key)).holders).toEqual([]);
+      expect((await store.tryLock(key, claim('b'), 10_000)).token).toEqual(expect.any(String));
     });
 
     it('releases a lock when it expires', async () => {
       const store = await open();
       const key = newKey();
-      expect(await store.tryLock(key, claim('b'), 100, 0)).not.toBeNull();
-      expect(await store.tryLock(key, claim('b'), 100, 1)).toBeNull();
+      expect((await store.tryLock(key, claim('b'), 100)).token).not.toBeNull();
+      expect((await store.tryLock(key, claim('b'), 100)).token).toBeNull();
       await sleep(250);
-      const table = await store.readLocks(key);
-      expect(table.holders).toEqual([]);
-      expect(await store.tryLock(key, claim('b'), 100, table.version)).not.toBeNull();
+      expect((await store.readLocks(key)).holders).toEqual([]);
+      expect(await store.tryLock(key, claim('b'), 100)).toEqual({ token: expect.any(String), earlier: [] });
     });
 
     it('keeps tenants apart even for the same conversation id', async () => {
@@ -198,7 +207,7 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
       const mine = newKey();
       const theirs = { tenant: opaque(), conversation: mine.conversation };
       await store.updateCheckpoints(mine, add(checkpoint(2, 'a')), 0);
-      await store.tryLock(mine, claim('b'), 10_000, 0);
+      await store.tryLock(mine, claim('b'), 10_000);
       expect(await store.load(theirs)).toBeNull();
       expect((await store.readLocks(theirs)).holders).toEqual([]);
       expect(await store.delete(theirs)).toBe(false);
@@ -217,7 +226,7 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
     it('refuses keys that are not opaque hashes, so tenants cannot collide', async () => {
       const store = await open();
       await expect(store.load({ tenant: 'a.b', conversation: 'c' })).rejects.toThrow(TypeError);
-      await expect(store.tryLock({ tenant: 'a}', conversation: 'c' }, claim('b'), 100, 0)).rejects.toThrow(TypeError);
+      await expect(store.tryLock({ tenant: 'a}', conversation: 'c' }, claim('b'), 100)).rejects.toThrow(TypeError);
     });
   });
 

@@ -71,10 +71,19 @@ export interface LockHolder extends LockClaim {
 }
 
 export interface LockTable {
-  /** Bumped by every lock taken or released; taking one is compare-and-set on it. */
-  version: number;
   /** Locks held now; expired ones are left out. */
   holders: LockHolder[];
+}
+
+/**
+ * What taking a lock found, read in the same step as the lock was taken (or refused): the other
+ * locks held at that moment, so that every lock taken later sees this one among its own.
+ */
+export interface LockGrant {
+  /** The caller's token, or null: someone holds this id. */
+  token: string | null;
+  /** The other locks held when this one was taken (or refused); expired ones are left out. */
+  earlier: LockHolder[];
 }
 
 export type StoreState = 'ready' | 'connecting' | 'down';
@@ -98,11 +107,8 @@ export interface Store {
   /** True when a record existed. */
   delete(key: ConversationKey): Promise<boolean>;
   readLocks(key: ConversationKey): Promise<LockTable>;
-  /**
-   * Takes the lock `claim.id` for `ttlMs` if the table is still at `expectedVersion` and that id is
-   * free: the caller's token, or null (someone holds it, or the table changed: read it again).
-   */
-  tryLock(key: ConversationKey, claim: LockClaim, ttlMs: number, expectedVersion: number): Promise<string | null>;
+  /** Takes the lock `claim.id` for `ttlMs` unless someone holds that id, whatever else is held. */
+  tryLock(key: ConversationKey, claim: LockClaim, ttlMs: number): Promise<LockGrant>;
   /**
    * Releases the lock only if `token` still holds it (an expired lock may belong to someone else now).
    * When the store cannot answer, it keeps trying in the background until the lock expires.
