@@ -59,4 +59,9 @@ describe('probeCue', () => {
     expect(answer).toContain('KEY-77');
     expect(answer.length).toBeLessThan(400);
   });
+
+  it('reads past tool-call arguments that are not a string', () => {
+    const messages = [{ role: 'assistant', content: 'Ticket SUP-9001.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: { toString: 1 } } }] }];
+    expect(answerProbe(messages, 'SUP-90')).toContain('SUP-9001');
+  });
 });

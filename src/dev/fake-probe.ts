@@ -33,7 +33,8 @@ export function answerProbe(messages: readonly any[], cue: string): string {
 
 function messageText(m: any): string {
   const calls: any[] = Array.isArray(m?.tool_calls) ? m.tool_calls : [];
-  return [textOf(m?.content), ...calls.map((c) => String(c?.function?.arguments ?? ''))].join('\n');
+  // Arguments that are not a string (an object a client sent as is) are not read: String() can throw on them.
+  return [textOf(m?.content), ...calls.map((c) => (typeof c?.function?.arguments === 'string' ? c.function.arguments : ''))].join('\n');
 }
 
 /** Lines, cut into sentences. */
