@@ -10,6 +10,8 @@ export interface RecordedRequest {
   /** The parsed JSON body, when it parses; `any` because tests read whatever the client sent. */
   json?: any;
   receivedAt: number;
+  /** The TCP port the request came from: tells which process sent it (test/helpers/procfs.ts). */
+  remotePort?: number;
   /** The client closed the connection before the response ended. */
   closedEarly: boolean;
   /** Body bytes a `flood` reply has handed to the socket so far. */

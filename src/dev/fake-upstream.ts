@@ -39,6 +39,7 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
       headers: req.headers,
       body: '',
       receivedAt: Date.now(),
+      remotePort: req.socket.remotePort,
       closedEarly: false,
     };
     let writer: BodyWriter | undefined;

@@ -8,7 +8,7 @@ import { type Base, baseView, candidatesSteps } from './choose-view.js';
 import type { Decision } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { planRules } from './plan-rules.js';
-import { claimCompaction, lockTtl, waitForHolders } from './single-flight.js';
+import { claimCompaction, waitForHolders } from './single-flight.js';
 import { checkpointForCut, prefixOfCut } from './span-checkpoint.js';
 import { type StepContext, summarizerRecorder } from './step-context.js';
 
@@ -27,6 +27,7 @@ export interface BackgroundCompactor {
 
 type Outcome = 'done' | 'failed' | 'skipped';
 const MAX_ROUNDS = 8;
+const HOLDER_MARGIN_MS = 5_000;
 
 export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>): BackgroundCompactor {
   const { metrics, logger, config } = deps;
@@ -48,8 +49,8 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
 
   async function run<T>(ctx: StepContext, a: Analysis<T>, budget: number): Promise<Outcome> {
     const rules = planRules(ctx.model.compaction);
-    const ttl = lockTtl(ctx.model.compaction.summarizer!.timeout_ms);
-    const waitUntil = Date.now() + ttl;
+    // A compaction ahead of the job is waited for as long as its summarizer call may take.
+    const waitUntil = Date.now() + ctx.model.compaction.summarizer!.timeout_ms + HOLDER_MARGIN_MS;
     let record = await deps.records.load(ctx.key);
     for (let round = 0; round < MAX_ROUNDS; round++) {
       if (record === 'unavailable') return 'failed';
@@ -61,7 +62,7 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
       const prefix = prefixOfCut(cut);
       const claim = { id: a.links[prefix - 1]!, prefix, link: a.links[prefix - 1]! };
       // As inline (decide.ts): ahead of what the base's summary covers, not of the prefix it clears.
-      const claimed = await claimCompaction(deps.records, ctx.key, claim, a.links, from.covered, ttl);
+      const claimed = await claimCompaction(deps.records, ctx.key, claim, a.links, from.covered);
       if (claimed.kind === 'unavailable') return 'failed';
       if (claimed.kind === 'wait' && !(await waitForHolders(deps.records, ctx.key, claimed.holders, waitUntil, shutdown.signal))) return 'skipped';
       if (claimed.kind !== 'held') {
@@ -78,7 +79,7 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
         if (!made.ok) return 'failed';
         return (await deps.records.add(ctx.key, made.checkpoint, a.links)) ? 'done' : 'failed';
       } finally {
-        await deps.records.unlock(ctx.key, claim.id, claimed.token);
+        await claimed.claim.release();
       }
     }
     return 'skipped';

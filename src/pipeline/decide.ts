@@ -7,7 +7,8 @@ import type { Checkpoint, ConversationRecord } from '../store/store.js';
 import { type Analysis, buildView } from './analyze.js';
 import { type Base, baseView, type CandidateCosts, candidatesSteps, chooseBase, noSummaryBase } from './choose-view.js';
 import { planRules } from './plan-rules.js';
-import { claimCompaction, lockTtl, waitForHolders } from './single-flight.js';
+import type { HeldClaim } from './lease.js';
+import { claimCompaction, waitForHolders } from './single-flight.js';
 import { checkpointForCut, describeCheckpoint, prefixOfCut, type Strategy } from './span-checkpoint.js';
 import type { StepContext } from './step-context.js';
 
@@ -43,7 +44,7 @@ export interface Decision<T> {
    * The compaction claim, still held when the provisional checkpoint could not be written: the
    * checkpoint is then stored after the 2xx, and requests of the branch wait for it until then.
    */
-  claim?: { id: string; token: string };
+  claim?: HeldClaim;
   reason?: string;
 }
 
@@ -128,7 +129,7 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
     const claim = { id: a.links[prefix - 1]!, prefix, link: a.links[prefix - 1]! };
     // Measured against what the base's summary covers, not the prefix it clears: a compaction claimed
     // inside a clearing checkpoint's prefix still summarizes further than that checkpoint's summary.
-    const claimed = await claimCompaction(ctx.deps.records, ctx.key, claim, a.links, from.covered, lockTtl(compaction.summarizer!.timeout_ms));
+    const claimed = await claimCompaction(ctx.deps.records, ctx.key, claim, a.links, from.covered);
     if (claimed.kind === 'unavailable') return summarizeUnshared(ctx, a, from, plan, strategy, budget, true);
     if (claimed.kind === 'wait') {
       if (interim) return cleared(ctx, a, interim, from, false);
@@ -141,18 +142,18 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
     // The record was read before the claim: a compaction of this branch that landed in between must
     // be used, not made again. What other branches wrote meanwhile is no reason to start over.
     const fresh = await ctx.deps.records.load(ctx.key);
+    const held = claimed.claim;
     if (fresh !== 'unavailable' && landedOnBranch(record, fresh, a.links)) {
-      await ctx.deps.records.unlock(ctx.key, claim.id, claimed.token);
+      await held.release();
       record = fresh;
       continue;
     }
-    const held = { id: claim.id, token: claimed.token };
     let decision: Decision<T> | undefined;
     try {
       decision = await summarizeShared(ctx, a, from, plan, budget, held);
       return decision;
     } finally {
-      if (decision?.claim !== held) await ctx.deps.records.unlock(ctx.key, held.id, held.token);
+      if (decision?.claim !== held) await held.release();
     }
   }
 }
@@ -179,7 +180,7 @@ async function summarizeUnshared<T>(ctx: StepContext, a: Analysis<T>, from: Base
 }
 
 /** With the claim held: summarize, and make the summary visible at once as a provisional checkpoint. */
-async function summarizeShared<T>(ctx: StepContext, a: Analysis<T>, from: Base, cut: Cut, budget: number, claim: { id: string; token: string }): Promise<Decision<T>> {
+async function summarizeShared<T>(ctx: StepContext, a: Analysis<T>, from: Base, cut: Cut, budget: number, claim: HeldClaim): Promise<Decision<T>> {
   const made = await checkpointForCut(ctx, a, from, cut, 'summarize', 'inline', ctx.signal);
   if (!made.ok) return degrade(ctx, a, from, budget, made.reason);
   const pendingToken = randomBytes(12).toString('base64url');

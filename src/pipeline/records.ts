@@ -30,6 +30,8 @@ export interface Records {
   discard(key: ConversationKey, pendingToken: string): Promise<boolean>;
   readLocks(key: ConversationKey): Promise<LockTable | 'unavailable'>;
   tryLock(key: ConversationKey, claim: LockClaim, ttlMs: number): Promise<LockGrant | 'unavailable'>;
+  /** Whether the lease was extended: false when the lock is no longer the caller's. */
+  renewLock(key: ConversationKey, id: string, token: string, ttlMs: number): Promise<boolean | 'unavailable'>;
   unlock(key: ConversationKey, id: string, token: string): Promise<void>;
   /** Deletes the record; whether one existed, or 'unavailable'. */
   forget(key: ConversationKey): Promise<boolean | 'unavailable'>;
@@ -57,6 +59,7 @@ export function createRecords(store: Store, metrics: Metrics, logger: Logger, bo
     discard: (key, token) => guarded('discard_checkpoint', async () => (await store.updateCheckpoints(key, discardEdit(token))).ok, false),
     readLocks: (key) => guarded<LockTable | 'unavailable'>('read_locks', () => store.readLocks(key), 'unavailable'),
     tryLock: (key, claim, ttl) => guarded<LockGrant | 'unavailable'>('lock', () => store.tryLock(key, claim, ttl), 'unavailable'),
+    renewLock: (key, id, token, ttl) => guarded<boolean | 'unavailable'>('renew_lock', () => store.renewLock(key, id, token, ttl), 'unavailable'),
     unlock: (key, id, token) => guarded('unlock', () => store.unlock(key, id, token), undefined),
     forget: (key) => guarded<boolean | 'unavailable'>('delete', () => store.delete(key), 'unavailable'),
   };

@@ -97,7 +97,7 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
   if (budget !== undefined) headers['x-recap-budget'] = String(budget.prompt);
   let settled = false;
   const release = async () => {
-    if (compaction && decision?.claim) await deps.records.unlock(compaction.ctx.key, decision.claim.id, decision.claim.token);
+    await decision?.claim?.release();
   };
   const takeBack = async () => {
     if (settled) return;

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { holdersAhead } from '../store/checkpoints.js';
 import type { ConversationKey, LockClaim, LockHolder, LockTable } from '../store/store.js';
+import { type HeldClaim, holdLease, LEASE_MS } from './lease.js';
 import type { Records } from './records.js';
 
 // One summarizer call per boundary (rule 9), per branch. A compaction claims the prefix its
@@ -15,33 +16,28 @@ import type { Records } from './records.js';
 // saves summarizer calls; versioned writes keep records correct.
 
 const POLL_MS = 25;
-/** The lock outlives the summarizer's own timeout by this much; it expires by itself if its holder dies. */
-const LOCK_MARGIN_MS = 5_000;
 
 export type ClaimResult =
-  | { kind: 'held'; token: string }
+  /** Held as a lease (lease.ts): renewed until released, lapsing soon after its holder died. */
+  | { kind: 'held'; claim: HeldClaim }
   /** Compactions running whose checkpoint this request will be able to use. */
   | { kind: 'wait'; holders: LockHolder[] }
   | { kind: 'unavailable' };
-
-export function lockTtl(summarizerTimeoutMs: number): number {
-  return summarizerTimeoutMs + LOCK_MARGIN_MS;
-}
 
 /**
  * Claims `claim` for a request whose chain links are `links` and whose base's summary covers its
  * first `basePrefix` items, unless a compaction ahead of that on its branch is already running.
  */
-export async function claimCompaction(records: Records, key: ConversationKey, claim: LockClaim, links: readonly string[], basePrefix: number, ttlMs: number): Promise<ClaimResult> {
+export async function claimCompaction(records: Records, key: ConversationKey, claim: LockClaim, links: readonly string[], basePrefix: number): Promise<ClaimResult> {
   // A compaction already running on the branch is waited for without writing to the table.
   const table = await records.readLocks(key);
   if (table === 'unavailable') return { kind: 'unavailable' };
   const running = holdersAhead(table.holders, links, basePrefix);
   if (running.length > 0) return { kind: 'wait', holders: running };
-  const grant = await records.tryLock(key, claim, ttlMs);
+  const grant = await records.tryLock(key, claim, LEASE_MS);
   if (grant === 'unavailable') return { kind: 'unavailable' };
   const ahead = holdersAhead(grant.earlier, links, basePrefix);
-  if (grant.token !== null && ahead.length === 0) return { kind: 'held', token: grant.token };
+  if (grant.token !== null && ahead.length === 0) return { kind: 'held', claim: holdLease(records, key, claim.id, grant.token) };
   // Claimed meanwhile on this branch (this very prefix, when the lock was refused): that one goes first.
   if (grant.token !== null) await records.unlock(key, claim.id, grant.token);
   return { kind: 'wait', holders: ahead };

@@ -72,6 +72,13 @@ export class MemoryStore implements Store {
     return { token, earlier };
   }
 
+  async renewLock(key: ConversationKey, id: string, token: string, ttlMs: number): Promise<boolean> {
+    const held = this.liveLocks(key)?.get(id);
+    if (held?.token !== token) return false;
+    held.expiresAt = Date.now() + ttlMs;
+    return true;
+  }
+
   async unlock(key: ConversationKey, id: string, token: string): Promise<void> {
     const locks = this.liveLocks(key);
     if (locks?.get(id)?.token === token) locks.delete(id);

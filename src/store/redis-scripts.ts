@@ -77,12 +77,31 @@ if not value or string.match(value, '^[^|]*') ~= ARGV[2] then return 0 end
 redis.call('HDEL', KEYS[1], field)
 return 1`;
 
+/**
+ * Extends lock ARGV[1] to ARGV[3] ms from now while it still holds the caller's token ARGV[2] and
+ * has not expired: 1, else 0. No deadline: run late, it extends the caller's own lock by one lease
+ * at most, as a renewal in time would have.
+ */
+const RENEW = `
+local field = 'h:' .. ARGV[1]
+local value = redis.call('HGET', KEYS[1], field)
+if not value then return 0 end
+local token, expires, rest = string.match(value, '^([^|]*)|([^|]*)|(.*)$')
+local now = redis.call('TIME')
+local nowMs = math.floor((tonumber(now[1]) * 1000000 + tonumber(now[2])) / 1000)
+if token ~= ARGV[2] or tonumber(expires) == nil or tonumber(expires) <= nowMs then return 0 end
+local ttl = tonumber(ARGV[3])
+redis.call('HSET', KEYS[1], field, token .. '|' .. (nowMs + ttl) .. '|' .. rest)
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1`;
+
 export interface RecapScripts {
   recapLoad(recordKey: string, ttlMs: number): Promise<[string, string, string] | null>;
   recapCompareAndSet(recordKey: string, deadline: number, expectedVersion: number, checkpointsJson: string, updatedAt: number, ttlMs: number): Promise<[0 | 1, number]>;
   recapLock(locksKey: string, deadline: number, id: string, token: string, ttlMs: number, prefix: number, link: string): Promise<[0 | 1, ...string[]]>;
   recapDelete(recordKey: string, deadline: number): Promise<number>;
   recapUnlock(locksKey: string, id: string, token: string): Promise<number>;
+  recapRenew(locksKey: string, id: string, token: string, ttlMs: number): Promise<number>;
 }
 
 export type ScriptedClient = (Redis | Cluster) & RecapScripts;
@@ -93,6 +112,7 @@ export function defineRecapScripts(client: Redis | Cluster): ScriptedClient {
   client.defineCommand('recapLock', { numberOfKeys: 1, lua: LOCK });
   client.defineCommand('recapDelete', { numberOfKeys: 1, lua: DELETE });
   client.defineCommand('recapUnlock', { numberOfKeys: 1, lua: UNLOCK });
+  client.defineCommand('recapRenew', { numberOfKeys: 1, lua: RENEW });
   // defineCommand adds the methods at runtime; this is the one place their types are asserted.
   return client as ScriptedClient;
 }

@@ -145,6 +145,11 @@ export class RedisStore implements Store {
     });
   }
 
+  async renewLock(key: ConversationKey, id: string, token: string, ttlMs: number): Promise<boolean> {
+    const locksKey = this.locksKey(key);
+    return this.run('renewLock', async () => (await this.client.recapRenew(locksKey, id, token, Math.max(1, Math.ceil(ttlMs)))) === 1);
+  }
+
   async unlock(key: ConversationKey, id: string, token: string): Promise<void> {
     const locksKey = this.locksKey(key);
     const release = () =>

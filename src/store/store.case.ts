@@ -202,6 +202,25 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
       expect(await store.tryLock(key, claim('b'), 100)).toEqual({ token: expect.any(String), earlier: [] });
     });
 
+    it('renews a lock only for the token that holds it, and only while it has not lapsed', async () => {
+      const store = await open();
+      const key = newKey();
+      const { token } = await store.tryLock(key, claim('b'), 100);
+      expect(await store.renewLock(key, 'b', 'not-the-token', 10_000)).toBe(false);
+      expect(await store.renewLock(key, 'b', token!, 10_000)).toBe(true);
+      await sleep(250);
+      // Past its first lease, alive on the renewed one.
+      expect((await store.readLocks(key)).holders.map((h) => h.token)).toEqual([token]);
+      expect((await store.tryLock(key, claim('b'), 100)).token).toBeNull();
+      await store.unlock(key, 'b', token!);
+      expect(await store.renewLock(key, 'b', token!, 10_000)).toBe(false);
+
+      const lapsing = await store.tryLock(key, claim('c'), 100);
+      await sleep(250);
+      expect(await store.renewLock(key, 'c', lapsing.token!, 10_000)).toBe(false);
+      expect((await store.readLocks(key)).holders).toEqual([]);
+    });
+
     it('keeps tenants apart even for the same conversation id', async () => {
       const store = await open();
       const mine = newKey();

@@ -110,6 +110,11 @@ export interface Store {
   /** Takes the lock `claim.id` for `ttlMs` unless someone holds that id, whatever else is held. */
   tryLock(key: ConversationKey, claim: LockClaim, ttlMs: number): Promise<LockGrant>;
   /**
+   * Extends the lock `id` to `ttlMs` from now while `token` holds it (a lease its holder renews
+   * while it works, so a holder that dies lets go within one lease); false when it no longer does.
+   */
+  renewLock(key: ConversationKey, id: string, token: string, ttlMs: number): Promise<boolean>;
+  /**
    * Releases the lock only if `token` still holds it (an expired lock may belong to someone else now).
    * When the store cannot answer, it keeps trying in the background until the lock expires.
    */

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 // The live processes of this machine as Linux's /proc shows them, for tests that check what is
 // left running.
@@ -36,6 +36,44 @@ export function processesMentioning(text: string): number[] {
   return pids().filter((pid) => {
     try {
       return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+}
+
+/** Inodes of the TCP sockets (IPv4 and IPv6) bound to local port `port`. */
+function socketInodes(port: number): Set<string> {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue; // no IPv6 here
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      const local = fields[1];
+      if (local && Number.parseInt(local.slice(local.lastIndexOf(':') + 1), 16) === port) inodes.add(fields[9]!);
+    }
+  }
+  return inodes;
+}
+
+/** Which of `candidates` holds the TCP socket whose local port is `port` (the client side of a connection), if any. */
+export function processOfLocalPort(port: number, candidates: readonly number[]): number | undefined {
+  const inodes = socketInodes(port);
+  return candidates.find((pid) => {
+    try {
+      return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+        try {
+          const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+          return target.startsWith('socket:[') && inodes.has(target.slice(8, -1));
+        } catch {
+          return false; // closed meanwhile
+        }
+      });
     } catch {
       return false; // gone meanwhile
     }
