@@ -53,12 +53,20 @@ export interface Drive {
   /** recap's own counters: background job outcomes and summarizer calls by mode. */
   backgroundJobs: Record<string, number>;
   summarizerCallsByMode: Record<string, number>;
+  /** recap's own time per turn, in order: its request log's total minus the upstream's time to the reply's headers. */
+  recapOwnMs: number[];
   wallMs: number;
 }
 
-/** Discards recap's log lines: the benches read recap's metrics instead. */
-class NullSink extends Writable {
-  override _write(_chunk: Buffer, _enc: string, cb: () => void) {
+/** Keeps recap's request log lines (one per request it served) and drops every other line. */
+class RequestLines extends Writable {
+  readonly lines: { durationMs: number; upstreamHeadersMs: number }[] = [];
+  override _write(chunk: Buffer, _enc: string, cb: () => void) {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line.includes('"msg":"request"')) continue;
+      const { durationMs, upstreamHeadersMs } = JSON.parse(line) as { durationMs: number; upstreamHeadersMs: number };
+      this.lines.push({ durationMs, upstreamHeadersMs });
+    }
     cb();
   }
 }
@@ -128,8 +136,9 @@ export interface BenchRecap {
 export async function startBenchRecap(setup: BenchSetup): Promise<BenchRecap> {
   const fake = await startFakeUpstream({ summarizerModel: setup.summarizerModel, summarizerLatencyMs: setup.summarizerLatencyMs, latencyMs: setup.mainLatencyMs });
   let recap: RunningRecap;
+  const requestLines = new RequestLines();
   try {
-    recap = await startRecap(configFor(setup, fake.url), { port: 0, host: '127.0.0.1', logger: createLogger('warn', new NullSink()) });
+    recap = await startRecap(configFor(setup, fake.url), { port: 0, host: '127.0.0.1', logger: createLogger('info', requestLines) });
   } catch (err) {
     await fake.close();
     throw err;
@@ -177,6 +186,7 @@ export async function startBenchRecap(setup: BenchSetup): Promise<BenchRecap> {
         summarizer: fake.summarizerRequests().map((request) => ({ request, reply: replyText(fake.sentBytes(request)) })),
         backgroundJobs: await counterTotals(recap.runtime.metrics.backgroundJobs, 'outcome'),
         summarizerCallsByMode: await counterTotals(recap.runtime.metrics.summarizerCalls, 'mode'),
+        recapOwnMs: requestLines.lines.map((l) => Math.round((l.durationMs - l.upstreamHeadersMs) * 100) / 100),
         wallMs: performance.now() - started,
       };
     },

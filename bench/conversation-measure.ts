@@ -62,6 +62,7 @@ export interface SummarizerCall {
 export interface Distribution {
   count: number;
   p50: number | null;
+  p95: number | null;
   p99: number | null;
   max: number | null;
 }
@@ -84,6 +85,8 @@ export interface VariantMeasures {
   /** recap's hold over every turn, and the client-to-upstream time the SDK sees (ms). */
   held: Distribution;
   overhead: Distribution;
+  /** recap's own time per request (ms): its request log's total minus the upstream's time to the reply's headers. */
+  recapOwn: Distribution;
   maxUpstreamTokens: number;
   /** recap's own x-recap-tokens-out at its largest, against the independent count above. */
   maxUpstreamTokensByRecap: number;
@@ -131,7 +134,7 @@ export function countPrompt(messages: readonly ChatMessage[]): number {
 function distribution(values: readonly number[]): Distribution {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]! : null);
-  return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? null };
+  return { count: sorted.length, p50: at(0.5), p95: at(0.95), p99: at(0.99), max: sorted.at(-1) ?? null };
 }
 
 function summaryOf(messages: readonly ChatMessage[]): string | null {
@@ -249,6 +252,7 @@ export function measure(drive: Drive, setup: MeasureSetup): Measured {
       slowTurns: distribution(slow.map((p) => p.heldMs)),
       held: distribution(points.map((p) => p.heldMs)),
       overhead: distribution(points.map((p) => p.overheadMs)),
+      recapOwn: distribution(drive.recapOwnMs),
       maxUpstreamTokens: Math.max(...points.map((p) => p.forwardedTokens)),
       maxUpstreamTokensByRecap: Math.max(...drive.turns.map((t) => t.tokensOutHeader)),
       budget: setup.budget,

@@ -43,14 +43,22 @@ export interface RecapChild {
 /** How to run recap's CLI: from source through tsx, or a compiled cli.js (overhead-build.ts). */
 export const FROM_SOURCE = ['--import', 'tsx', 'src/cli.ts'];
 
+export interface RecapChildOptions {
+  /** The config to serve instead of benchConfigYaml's. */
+  configYaml?: string;
+  /** Keep recap's stdout (its log lines) readable. */
+  readStdout?: boolean;
+}
+
 /** Spawns `recap serve` (Redis store from REDIS_URL) and waits for /readyz; `workers` > 1 adds `--workers`. */
-export async function startRecapChild(upstreamUrl: string, cli: string[] = FROM_SOURCE, workers = 1): Promise<RecapChild> {
-  await writeFile(CONFIG_FILE, benchConfigYaml(upstreamUrl));
+export async function startRecapChild(upstreamUrl: string, cli: string[] = FROM_SOURCE, workers = 1, opts: RecapChildOptions = {}): Promise<RecapChild> {
+  await writeFile(CONFIG_FILE, opts.configYaml ?? benchConfigYaml(upstreamUrl));
   const port = await freePort();
   const spawnedAt = performance.now();
   const workerArgs = workers > 1 ? ['--workers', String(workers)] : [];
   const child = spawnNode(workers > 1 ? `recap x${workers}` : 'recap', [...cli, 'serve', '--config', CONFIG_FILE, '--port', String(port), ...workerArgs], {
     env: { REDIS_URL: redisUrl(), RECAP_SECRET: BENCH_SECRET },
+    readStdout: opts.readStdout,
   });
   const origin = `http://127.0.0.1:${port}`;
   try {

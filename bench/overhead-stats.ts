@@ -3,6 +3,7 @@
 export interface Summary {
   n: number;
   p50: number;
+  p95: number;
   p99: number;
   max: number;
 }
@@ -23,6 +24,7 @@ export function summarize(samples: readonly number[]): Summary {
   return {
     n: sorted.length,
     p50: round3(nearestRank(sorted, 50)),
+    p95: round3(nearestRank(sorted, 95)),
     p99: round3(nearestRank(sorted, 99)),
     max: round3(sorted.at(-1) ?? Number.NaN),
   };

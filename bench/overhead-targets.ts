@@ -31,9 +31,10 @@ export interface Targets {
   stop(): Promise<void>;
 }
 
-const CLIENT_HEADERS = { 'content-type': 'application/json', authorization: 'Bearer sk-overhead-bench' };
+export const CLIENT_HEADERS = { 'content-type': 'application/json', authorization: 'Bearer sk-overhead-bench' };
 
-async function startScript(name: string, args: string[]): Promise<{ child: Child; url: string }> {
+/** A bench script (`node --import tsx FILE ARGS`) that prints its URL once it listens. */
+export async function startScript(name: string, args: string[]): Promise<{ child: Child; url: string }> {
   const child = spawnNode(name, ['--import', 'tsx', ...args], { readStdout: true });
   try {
     return { child, url: await printedUrl(child, 20_000) };

@@ -6,6 +6,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { conversationBody, responsesBody } from './overhead-bodies.js';
 import { buildRecap, removeBuild } from './overhead-build.js';
+import { growthRows, measureGrowth } from './overhead-growth.js';
 import { msPerRequest, snapshot, type CpuSnapshot } from './overhead-cpu.js';
 import { probeEventLoop } from './overhead-event-loop.js';
 import { clientFor, firstByte, interleaved, roundTrip, warmUp, type Client } from './overhead-latency.js';
@@ -149,6 +150,10 @@ export async function runOverheadBench(): Promise<unknown> {
       firstProbe,
     };
     const startup = await measureStartup(targets.upstreamUrl, cli, targets.recapStartupMs, PARAMS.startupRuns);
+    // The growth table runs on targets of its own (a sink upstream): these are stopped first.
+    await Promise.all(clients.map((c) => c.pool.close()));
+    await targets.stop();
+    const growth = await measureGrowth(cli);
 
     const checks = acceptance(sizes, loop, startup.headlineMs);
     const result = {
@@ -171,6 +176,7 @@ export async function runOverheadBench(): Promise<unknown> {
       responses,
       eventLoop: loop,
       startup,
+      growth,
       acceptance: checks,
       durationS: round3((performance.now() - startedAt) / 1000),
     };
@@ -189,6 +195,9 @@ export async function runOverheadBench(): Promise<unknown> {
         'startup ms (tsx)': startup.fromSource.medianMs,
       },
     ]);
+    console.table(growthRows(growth));
+    console.table(growth.goals);
+    console.table([growth.curve]);
     console.table(checks);
     process.stdout.write(`written to ${RESULTS_FILE} in ${result.durationS} s\n`);
     return result;

@@ -6,6 +6,7 @@ type Bench = () => Promise<unknown>;
 const BENCHES: Record<string, () => Promise<Bench>> = {
   'token-count': async () => (await import('./token-count.js')).runTokenCountBench,
   overhead: async () => (await import('./overhead.js')).runOverheadBench,
+  'overhead-growth': async () => (await import('./overhead-growth-bench.js')).runGrowthBench,
   'long-conversation': async () => (await import('./long-conversation.js')).runLongConversationBench,
   'eval-example': async () => (await import('./eval-example.js')).runEvalExampleBench,
   hardening: async () => (await import('./hardening.js')).runHardeningBench,

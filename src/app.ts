@@ -11,7 +11,8 @@ import { newRequestLog, type RequestLog } from './observability/request-log.js';
 import type { AppDeps } from './runtime/deps.js';
 import { createCompactingHandler } from './http/compacting-handler.js';
 import { RecapError, errorBody, errors, sendError } from './errors.js';
-import { describeConversation, idFromPath, inspectionTarget } from './inspect/inspect.js';
+import { registerRecapApi } from './inspect/routes.js';
+import { admitViewer } from './inspect/viewer.js';
 import { responsesRoute } from './responses/route.js';
 import { traceRequest } from './tracing/spans.js';
 
@@ -63,25 +64,34 @@ export function createApp(deps: AppDeps): RecapApp {
     deps.metrics.requests.inc({ route: log.route, model: log.modelLabel ?? '', status: String(status) });
     deps.metrics.requestDuration.observe({ route: log.route }, (performance.now() - log.startedAt) / 1000);
     const client = caller?.kind === 'client' ? caller.client.name : undefined;
-    deps.logger.info({ ...log, client, durationMs: Math.round((performance.now() - log.startedAt) * 100) / 100 }, 'request');
+    const durationMs = Math.round((performance.now() - log.startedAt) * 100) / 100;
+    // The target names the conversation in full (its id as the client sent it): it goes to the event only.
+    const { target: _target, ...line } = log;
+    deps.logger.info({ ...line, client, durationMs }, 'request');
+    deps.events.record(log, durationMs);
   };
 
   // Every /v1/* and /recap/v1/* request passes here first: a caller refused by the door (clients
-  // configured, no valid key) gets recap's 401 before its body is read, forwarded or counted.
-  const doorMiddleware = async function authenticateCaller(c: Context<Env>, next: Next) {
-    try {
-      admit(c.env.incoming, door);
-    } catch (err) {
-      if (!(err instanceof RecapError)) throw err;
-      const log = newRequestLog(c.req.method, c.req.routePath);
-      log.error = err.code;
-      finish(log, err.status);
-      return jsonError(err);
-    }
-    await next();
-  };
-  app.use('/v1/*', doorMiddleware);
-  app.use('/recap/v1/*', doorMiddleware);
+  // configured, no valid key; on /recap/v1/* the admin token counts too) gets recap's 401 before
+  // its body is read, forwarded or counted.
+  const viewerPolicy = { door, adminToken: deps.config.server.admin_token, secret: deps.secret };
+  const doorMiddleware = (enter: (req: IncomingMessage) => unknown) =>
+    async function authenticateCaller(c: Context<Env>, next: Next) {
+      try {
+        enter(c.env.incoming);
+      } catch (err) {
+        if (!(err instanceof RecapError)) throw err;
+        const log = newRequestLog(c.req.method, c.req.routePath);
+        log.error = err.code;
+        finish(log, err.status);
+        return jsonError(err);
+      }
+      await next();
+    };
+  const callerDoor = doorMiddleware((req) => admit(req, door));
+  const viewerDoor = doorMiddleware((req) => admitViewer(req, viewerPolicy));
+  app.use('/v1/*', callerDoor);
+  app.use('/recap/v1/*', viewerDoor);
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
@@ -93,26 +103,7 @@ export function createApp(deps: AppDeps): RecapApp {
     return c.body(await (deps.metricsText?.() ?? deps.metrics.registry.metrics()), 200, { 'content-type': deps.metrics.registry.contentType });
   });
 
-  const inspection = { secret: deps.secret, adminToken: deps.config.server.admin_token };
-  const inspected = (c: Context<Env>) =>
-    inspectionTarget(
-      callerOf(c.env.incoming),
-      c.env.incoming.headers,
-      idFromPath(new URL(c.req.url).pathname),
-      { tenant: c.req.query('tenant'), client: c.req.query('client'), route: c.req.query('route') },
-      inspection,
-    );
-  app.get('/recap/v1/conversations/:id', async function inspectConversation(c) {
-    const { key, id } = inspected(c);
-    return c.json(await describeConversation(deps.records, key, id));
-  });
-  app.delete('/recap/v1/conversations/:id', async function forgetConversation(c) {
-    const { key, id } = inspected(c);
-    const existed = await deps.records.forget(key);
-    if (existed === 'unavailable') throw errors.storeUnavailable();
-    if (!existed) throw errors.notFound('Conversation');
-    return c.json({ id, deleted: true });
-  });
+  registerRecapApi(app, deps);
 
   async function serveCompacting(path: CompactingPath, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const log = newRequestLog('POST', path);

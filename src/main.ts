@@ -47,6 +47,7 @@ export async function startRecap(config: Config, opts: StartOptions = {}): Promi
     responses: runtime.responses,
     metrics: runtime.metrics,
     records: runtime.records,
+    events: runtime.events,
     secret: runtime.secret,
     readiness: runtime.readiness,
     metricsText: opts.metricsText,

@@ -131,10 +131,10 @@ describe.each(MODELS)('an agent task of many tool steps, through @openai/agents 
       // The budget the rule gives (window − max_output_tokens − tools), and the forwarded prompt within it.
       const budget = 24000 - 1000 - forwarded.toolsTokens;
       expect(forwarded.toolsTokens).toBeGreaterThan(0);
-      expect(Number(headers[i]!.get('x-recap-budget'))).toBe(budget);
       expect(forwarded.tokens).toBeLessThanOrEqual(budget);
-      // x-recap-tokens-out is the forwarded prompt with its tool definitions.
+      // Both headers count the tool definitions: the forwarded prompt with them, the window less the reply.
       expect(Number(headers[i]!.get('x-recap-tokens-out'))).toBe(forwarded.tokens + forwarded.toolsTokens);
+      expect(Number(headers[i]!.get('x-recap-budget'))).toBe(24000 - 1000);
       expect(forwarded.instructions).toBe(INSTRUCTIONS);
       expect(forwarded.userTexts.filter((t) => t === TASK)).toHaveLength(1);
       for (const pair of forwarded.pairs) expect(pair.issuedBefore.has(pair.call)).toBe(true);

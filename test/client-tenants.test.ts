@@ -91,8 +91,15 @@ describe('two configured clients', () => {
     expect(seen.body).toContain('ALPHA-ONLY');
     expect((await rawRequest(h.recap.url, { target: '/recap/v1/conversations/shared-id?client=alpha', headers: { authorization: `Bearer ${B}` } })).status).toBe(404);
     expect((await rawRequest(h.recap.url, { target: '/recap/v1/conversations/shared-id?client=nobody', headers: asAdmin })).status).toBe(404);
-    // The admin token does not open the door by itself.
-    expect((await rawRequest(h.recap.url, { target: '/recap/v1/conversations/shared-id?client=alpha', headers: { 'x-recap-admin-token': ADMIN } })).status).toBe(401);
+    // On /recap/v1/* the admin token opens the door by itself (it names the tenant), never on /v1/*.
+    expect((await rawRequest(h.recap.url, { target: '/recap/v1/conversations/shared-id?client=alpha', headers: { 'x-recap-admin-token': ADMIN } })).status).toBe(200);
+    const alone = await rawRequest(h.recap.url, { target: '/recap/v1/conversations/shared-id', headers: { 'x-recap-admin-token': ADMIN } });
+    expect(alone.status).toBe(400);
+    expect(JSON.parse(alone.body).error.param).toBe('tenant');
+    expect((await rawRequest(h.recap.url, { target: '/recap/v1/conversations/shared-id?client=alpha', headers: { 'x-recap-admin-token': `${ADMIN}x` } })).status).toBe(401);
+    const forwarded = h.fake.requests.length;
+    expect((await rawRequest(h.recap.url, { target: '/v1/models', headers: { 'x-recap-admin-token': ADMIN } })).status).toBe(401);
+    expect(h.fake.requests.length).toBe(forwarded);
   });
 });
 
@@ -148,10 +155,11 @@ describe('callers without any credential, server.anonymous: shared', () => {
     await untilStored(h, null, 'local-conv');
     expect(await chat(h, null, 'local-conv', history('LOCAL'))).toBe('reused');
     expect(summarizerCalls(h)).toBe(calls + 1);
-    // One record (and the conversation's lock table, released: no claim left in it).
+    // One record (and the conversation's lock table, released: no claim left in it), besides the event log's keys.
     const stored = await dumpRedis(REDIS, PREFIX);
     expect(stored.keys.filter((k) => k.endsWith(':rec'))).toHaveLength(1);
-    expect(stored.keys.filter((k) => !k.endsWith(':rec') && !k.endsWith(':locks'))).toEqual([]);
+    const eventLog = /:(ev|entry|conversations)$|:counts:(minute|hour):\d+$/;
+    expect(stored.keys.filter((k) => !k.endsWith(':rec') && !k.endsWith(':locks') && !eventLog.test(k))).toEqual([]);
     expect(stored.text).not.toMatch(/"h:/);
     const seen = await inspect(h, null, 'local-conv');
     expect(seen.status).toBe(200);

@@ -48,9 +48,11 @@ describe('a developer message in the middle of a conversation', () => {
       expect(found).toEqual([{ role: 'developer', content: INSTRUCTION }]);
     });
     for (const messages of summarized) {
-      // Right after the pinned message and the summary: the instruction, then the kept turns.
-      expect(messages[2]).toEqual({ role: 'developer', content: INSTRUCTION });
-      expect(messages[3]!.role).toBe('user');
+      // Right after the pinned message and the summary, in their order: the opening task (rule 1,
+      // turn 1), the instruction (turn 5), then the kept turns.
+      expect(messages[2]).toEqual({ role: 'user', content: prose(1) });
+      expect(messages[3]).toEqual({ role: 'developer', content: INSTRUCTION });
+      expect(messages[4]!.role).toBe('user');
     }
     // The summarizer was never given it as conversation to summarize.
     for (const call of h.fake.summarizerRequests()) expect(call.body).not.toContain('reply in French only');

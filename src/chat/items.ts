@@ -1,6 +1,7 @@
 import { clearedStubText } from '../compaction/clearing.js';
 import type { NeutralCall, NeutralItem } from '../compaction/items.js';
 import { contentText } from '../compaction/text.js';
+import { withMember } from '../json/splice.js';
 import type { WireItems } from '../pipeline/wire.js';
 import type { ChatMessage } from '../messages/types.js';
 
@@ -40,7 +41,7 @@ function callIdsOf(m: ChatMessage): NeutralCall[] {
 /** A cleared tool result (rule 11): its content replaced by the stub. */
 export function clearedToolResult(m: ChatMessage, toolName: string | null, originalTokens: number): ChatMessage {
   const callId = typeof m.tool_call_id === 'string' ? m.tool_call_id : null;
-  return { ...m, content: clearedStubText(toolName ?? (typeof m.name === 'string' ? m.name : null), callId, originalTokens) };
+  return withMember(m, 'content', clearedStubText(toolName ?? (typeof m.name === 'string' ? m.name : null), callId, originalTokens));
 }
 
 /** The chat route's items for the engine (pipeline/wire.ts). */

@@ -1,6 +1,7 @@
 import type { AppDeps } from '../runtime/deps.js';
 import type { WireRoute } from '../http/compacting-handler.js';
 import { spliceArray } from '../json/splice.js';
+import { chatStreamEnd } from './stream-end.js';
 import { canForwardFirst } from '../pipeline/forward-first.js';
 import { type ChatBody, readChatRequest } from './parse-request.js';
 import type { ChatMessage, ChatRequest } from '../messages/types.js';
@@ -13,5 +14,6 @@ export function chatRoute(deps: AppDeps): WireRoute<ChatRequest, ChatMessage, Ch
     canForwardFirst,
     compaction: deps.compaction,
     withView: (chat, view) => spliceArray(chat, 'messages', chat.body.messages, view),
+    streamEnd: chatStreamEnd,
   };
 }

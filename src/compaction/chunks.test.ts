@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../messages/types.js';
 import { chunkTranscript, summarizeInChunks } from './chunks.js';
-import { INPUT_NOTICE } from './prompt.js';
+import { INPUT_NOTICE, OPENING_TASK_NOTICE } from './prompt.js';
 
 const chars = (text: string): number => text.length;
 
@@ -50,6 +50,13 @@ describe('chunkTranscript', () => {
 
 describe('summarizeInChunks', () => {
   const userText = (messages: ChatMessage[]): string => messages[1]!.content as string;
+
+  it('tells only the first call that its transcript holds the opening task', async () => {
+    const seen: string[] = [];
+    await summarizeInChunks(['USER: the task', 'USER: continue'], null, async (messages) => (seen.push(userText(messages)), 'S'), { maxTokens: 100, openingTask: true });
+    expect(seen[0]).toContain(OPENING_TASK_NOTICE);
+    expect(seen[1]).not.toContain(OPENING_TASK_NOTICE);
+  });
 
   it('threads each result into the next call as the previous summary', async () => {
     const seen: string[] = [];

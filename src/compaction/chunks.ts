@@ -79,6 +79,8 @@ function splitToFit(text: string, maxTokens: number, countTokens: (text: string)
 export interface ChunkOptions {
   maxTokens: number;
   promptOverride?: string | undefined;
+  /** The span starts with the opening task: the first chunk's call is told so. */
+  openingTask?: boolean;
 }
 
 /**
@@ -93,8 +95,9 @@ export async function summarizeInChunks(
   options: ChunkOptions,
 ): Promise<string> {
   let summary = previousSummary;
-  for (const transcript of chunks) {
-    const result = (await call(buildSummarizerMessages({ previousSummary: summary, transcript, ...options }))).trim();
+  for (const [i, transcript] of chunks.entries()) {
+    const openingTask = options.openingTask === true && i === 0;
+    const result = (await call(buildSummarizerMessages({ previousSummary: summary, transcript, ...options, openingTask }))).trim();
     if (result === '') return '';
     summary = result;
   }

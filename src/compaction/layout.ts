@@ -20,7 +20,7 @@ export interface Layout {
 export interface BaseView {
   /** Items after the pinned block that the summary (or a drop) covers: [0, covered). */
   covered: number;
-  /** Items below `covered` shown verbatim after the summary (instructions, the task of a cut round). */
+  /** Items below `covered` shown verbatim after the summary (instructions, the opening task, the task of a cut round). */
   kept: readonly number[];
   /** Items at or above `covered` shown as a cleared stub. */
   cleared: ReadonlySet<number>;

@@ -18,6 +18,7 @@ const rules: PlanRules = {
   summary_max_tokens: 4,
   keepInstructions: true,
   clearing: { keepLastSteps: 1, minTokens: 100 },
+  taskMaxShare: 0,
 };
 const none: BaseView = { covered: 0, kept: [], cleared: new Set(), summaryTokens: 0 };
 

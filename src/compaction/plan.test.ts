@@ -6,7 +6,7 @@ import { segment } from './units.js';
 
 // summary_max_tokens 4 reserves summaryReservation(4) = 101 tokens for the summary message
 // (framing included). Every layout has 53 fixed tokens (pinned + priming) and 20-token stubs.
-const rules: PlanRules = { trigger_ratio: 1.0, target_ratio: 0.6, prepare_ratio: 0.8, summary_max_tokens: 4, keepInstructions: true, clearing: null };
+const rules: PlanRules = { trigger_ratio: 1.0, target_ratio: 0.6, prepare_ratio: 0.8, summary_max_tokens: 4, keepInstructions: true, clearing: null, taskMaxShare: 0 };
 const clearing = { keepLastSteps: 1, minTokens: 100 };
 
 interface Spec {
@@ -104,6 +104,41 @@ describe('planCompaction', () => {
     const base: BaseView = { covered: 3, kept: [0], cleared: new Set(), summaryTokens: 100 };
     const plan = planCompaction(layout(specs), base, 1000, rules);
     expect(plan).toMatchObject({ kind: 'summarize', covered: 7, kept: [], evicted: [0, 3, 4, 5, 6] });
+  });
+});
+
+describe('the opening task (rule 1)', () => {
+  const step = (id: string) => [asst(10, id), result(290, id)];
+  const withTask = { ...rules, taskMaxShare: 0.25 };
+
+  it('stays verbatim after the summary when a harness note opened the cut round, the note after it', () => {
+    // The task (50), two steps, a harness note ("continue", 10), two more steps.
+    const specs = [user(50), ...step('a'), ...step('b'), user(10), ...step('c'), ...step('d')];
+    const plan = planCompaction(layout(specs), none, 1000, withTask);
+    expect(plan).toMatchObject({ kind: 'summarize', covered: 8, kept: [0, 5], evicted: [1, 2, 3, 4, 6, 7] });
+    // Without it, the note is "the task" and the real one goes into the summary.
+    expect(planCompaction(layout(specs), none, 1000, rules)).toMatchObject({ kind: 'summarize', covered: 8, kept: [5] });
+  });
+
+  it('stays once its whole round and later rounds are evicted, and in the degraded view', () => {
+    const specs = [user(50), asst(300), user(300), asst(300), user(100), asst(100)];
+    expect(planCompaction(layout(specs), none, 1000, withTask)).toMatchObject({ kind: 'summarize', covered: 4, kept: [0], evicted: [1, 2, 3] });
+    expect(planDegrade(layout(specs), none, 400, withTask)).toMatchObject({ covered: 4, kept: [0], tokens: 303 });
+  });
+
+  it('is summarized like the rest when it is over its share of the budget, unless its own round is cut', () => {
+    const specs = [user(260), asst(300), user(300), asst(300), user(100), asst(100)];
+    expect(planCompaction(layout(specs), none, 1000, withTask)).toMatchObject({ kind: 'summarize', kept: [], evicted: [0, 1, 2, 3] });
+    const task = [user(260), ...step('a'), ...step('b'), ...step('c')];
+    expect(planCompaction(layout(task), none, 1000, withTask)).toMatchObject({ kind: 'summarize', kept: [0] });
+  });
+
+  it('comes back on a base that had summarized it (a checkpoint of an older build)', () => {
+    const specs = [user(50), ...step('a'), ...step('b'), user(10), ...step('c'), ...step('d'), ...step('e')];
+    const base: BaseView = { covered: 3, kept: [], cleared: new Set(), summaryTokens: 100 };
+    const plan = planCompaction(layout(specs), base, 1000, withTask);
+    expect(plan).toMatchObject({ kind: 'summarize', kept: [0, 5] });
+    if (plan.kind === 'summarize') expect(plan.evicted).not.toContain(0);
   });
 });
 

@@ -2,6 +2,7 @@ import type { CompactionConfig } from '../config/schema.js';
 import { runSync, STEP_EVERY, type Steps } from '../slicing/slicer.js';
 import { type ClearingRules, clearableResults } from './clearing.js';
 import { type BaseView, cutIndex, type Layout, viewTokensSteps } from './layout.js';
+import { openingTaskSpan } from './units.js';
 import { summaryReservation } from './validate-summary.js';
 
 // Pure decisions on token counts: no items, no I/O. Compaction starts above trigger × budget and
@@ -17,6 +18,8 @@ export interface PlanRules extends PlanRatios {
   /** Keep later system/developer items verbatim instead of summarizing them (rule 2). */
   keepInstructions: boolean;
   clearing: ClearingRules | null;
+  /** The opening task stays verbatim in every view while it takes at most this share of the budget (rule 1). */
+  taskMaxShare: number;
 }
 
 /** A new view: what is covered, kept verbatim, cleared, and which items a new summary takes in. */
@@ -40,30 +43,36 @@ class CutCosts {
   private readonly instructionPrefix: number[];
   /** instructionCount[i]: how many they are. */
   private readonly instructionCount: number[];
-  /** Items the base keeps that are not instructions: the task of the round its cut fell in. */
+  /** Items the base keeps that are not instructions: the tasks (opening, and of the round its cut fell in). */
   private readonly baseHeads: number[];
+  /** Items of the opening task when it is kept in every view (small enough); else empty. */
+  private readonly task: readonly number[];
   readonly cleared: Set<number>;
 
   constructor(
     private readonly l: Layout,
     private readonly base: BaseView,
     private readonly rules: PlanRules,
-    arrays: { keptEligible: boolean[]; cleared: Set<number>; suffix: number[]; instructionPrefix: number[]; instructionCount: number[] },
+    arrays: { keptEligible: boolean[]; cleared: Set<number>; suffix: number[]; instructionPrefix: number[]; instructionCount: number[]; task: number[] },
   ) {
     this.keptEligible = arrays.keptEligible;
     this.cleared = arrays.cleared;
     this.suffix = arrays.suffix;
     this.instructionPrefix = arrays.instructionPrefix;
     this.instructionCount = arrays.instructionCount;
+    this.task = arrays.task;
     this.baseHeads = base.kept.filter((i) => !this.isKeptInstruction(i));
   }
 
   /** Built in steps: on a request of 100k items each array is a pass over all of them. */
-  static *build(l: Layout, base: BaseView, rules: PlanRules): Steps<CutCosts> {
+  static *build(l: Layout, base: BaseView, rules: PlanRules, budget: number): Steps<CutCosts> {
     const n = l.tokens.length;
     const baseKept = new Set(base.kept);
-    // What a new cut may keep: never something the base's summary already took in.
+    // What a new cut may keep: never something the base's summary already took in, except the
+    // opening task (a checkpoint made before it was pinned, or when it did not fit its share).
+    const task = pinnedTask(l, rules, budget);
     const keptEligible = l.tokens.map((_, i) => i >= base.covered || baseKept.has(i));
+    for (const i of task) keptEligible[i] = true;
     const cleared = new Set([...base.cleared, ...(yield* clearableResults(l, rules.clearing, base.covered))]);
     const suffix = new Array<number>(n + 1).fill(0);
     for (let i = n - 1; i >= 0; i--) {
@@ -78,20 +87,23 @@ class CutCosts {
       instructionCount[i + 1] = instructionCount[i]! + (kept ? 1 : 0);
       if (i % STEP_EVERY === 0) yield;
     }
-    return new CutCosts(l, base, rules, { keptEligible, cleared, suffix, instructionPrefix, instructionCount });
+    return new CutCosts(l, base, rules, { keptEligible, cleared, suffix, instructionPrefix, instructionCount, task });
   }
 
   private isKeptInstruction(i: number): boolean {
     return this.rules.keepInstructions && this.l.seg.kinds[i] === 'instruction' && this.keptEligible[i]!;
   }
 
-  /** Items of the cut round's user message that a cut at unit c keeps: the task stays (rule 1). */
+  /**
+   * Items of user messages that a cut at unit c keeps (rule 1): the opening task, when it is
+   * small enough, and the cut round's own user message, in order.
+   */
   private headItems(c: number): number[] {
-    const { units, rounds } = this.l.seg;
+    const { units, rounds, openingTask } = this.l.seg;
     const unit = units[c];
     const head = unit === undefined ? null : rounds[unit.round]!.head;
-    if (head === null || head >= c) return [];
-    const items: number[] = [];
+    const items = openingTask !== null && openingTask < c && openingTask !== head ? this.task.filter((i) => !this.isKeptInstruction(i)) : [];
+    if (head === null || head >= c) return items;
     for (let i = units[head]!.start; i < units[head]!.end; i++) if (this.keptEligible[i] && !this.isKeptInstruction(i)) items.push(i);
     return items;
   }
@@ -130,6 +142,19 @@ class CutCosts {
     const cleared = [...this.cleared].filter((i) => i >= covered).sort((a, b) => a - b);
     return { covered, kept, cleared, evicted: evicted.sort((a, b) => a - b), tokens: this.tokensAt(c) + summaryTokens };
   }
+}
+
+/** Items of the opening task when it stays in every view: at most taskMaxShare of the budget. */
+export function pinnedTask(l: Layout, rules: Pick<PlanRules, 'taskMaxShare'>, budget: number): number[] {
+  const span = openingTaskSpan(l.seg);
+  if (span === null) return [];
+  const items: number[] = [];
+  let tokens = 0;
+  for (let i = span.start; i < span.end; i++) {
+    items.push(i);
+    tokens += l.tokens[i]!;
+  }
+  return tokens <= rules.taskMaxShare * budget ? items : [];
 }
 
 /**
@@ -175,7 +200,7 @@ function* summarizeTo(l: Layout, base: BaseView, rules: PlanRules, budget: numbe
   const from = cutIndex(l.seg, base.covered);
   if (from === null || from + 1 > lastCut(l)) return null;
   const reserved = summaryReservation(rules.summary_max_tokens);
-  const costs = yield* CutCosts.build(l, base, rules);
+  const costs = yield* CutCosts.build(l, base, rules, budget);
   const c = yield* firstFitting(costs, from + 1, lastCut(l), ratio * budget - reserved, true);
   return c === null ? null : costs.cutAt(c, reserved);
 }
@@ -198,7 +223,7 @@ export function* planCompactionSteps(l: Layout, base: BaseView, budget: number, 
  */
 export function* planDegradeSteps(l: Layout, base: BaseView, budget: number, rules: PlanRules): Steps<Cut> {
   const from = cutIndex(l.seg, base.covered) ?? 0;
-  const costs = yield* CutCosts.build(l, base, rules);
+  const costs = yield* CutCosts.build(l, base, rules, budget);
   const c = (yield* firstFitting(costs, from, Math.max(from, lastCut(l)), budget - base.summaryTokens, false)) ?? from;
   const cut = costs.cutAt(c, base.summaryTokens);
   return { ...cut, evicted: [] };

@@ -35,13 +35,19 @@ export interface SummarizerInput {
   /** The summary's token limit (summary_max_tokens); the caller also sends it as max_tokens. */
   maxTokens: number;
   promptOverride?: string | undefined;
+  /** The transcript holds the conversation's opening task, which does not stay verbatim (rule 1). */
+  openingTask?: boolean;
 }
+
+export const OPENING_TASK_NOTICE =
+  "The transcript's first USER entry is the conversation's opening task. It does not stay in the assistant's context verbatim (it is too long), so your summary is all that remains of it: record it under ## Goal in full detail (every requirement, name and identifier it states).";
 
 export function buildSummarizerMessages(input: SummarizerInput): ChatMessage[] {
   const instructions = `${input.promptOverride ?? DEFAULT_SUMMARIZER_PROMPT}\n\n${INPUT_NOTICE}\n\nLength limit: at most ${input.maxTokens} tokens.`;
   // Redacted again: a summary stored before a pattern was added may still hold that secret.
   const previous = input.previousSummary?.trim() ? wrap('previous_summary', redact(input.previousSummary.trim())) : 'There is no previous summary.';
-  const request = `${previous}\n\n${wrap('transcript', input.transcript)}\n\nWrite the updated summary now.`;
+  const task = input.openingTask ? `\n\n${OPENING_TASK_NOTICE}` : '';
+  const request = `${previous}\n\n${wrap('transcript', input.transcript)}${task}\n\nWrite the updated summary now.`;
   return [
     { role: 'system', content: instructions },
     { role: 'user', content: request },

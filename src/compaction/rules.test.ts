@@ -11,7 +11,8 @@ import { renderTranscript } from './transcript.js';
 
 const codec = summaryCodec(SECRET, TENANT);
 const count = (m: ChatMessage): number => (typeof m['tokens'] === 'number' ? m['tokens'] : 10);
-const rules = { trigger_ratio: 1.0, target_ratio: 0.6, summary_max_tokens: 10, keep_instructions: true, clearing: null };
+// The opening task is not pinned here (task_max_share 0): these rules are about rounds and steps.
+const rules = { trigger_ratio: 1.0, target_ratio: 0.6, summary_max_tokens: 10, keep_instructions: true, clearing: null, task_max_share: 0 };
 const isSummary = (m: ChatMessage) => codec.summaryTextOf(m) !== null;
 
 let path: RequestPath;

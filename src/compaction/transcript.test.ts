@@ -14,6 +14,11 @@ describe('renderTranscript', () => {
     expect(text).toBe('USER: Where is the config?\nASSISTANT: In config/recap.yaml.\nUSER (alice): Thanks');
   });
 
+  it('shows no name that is not a string', async () => {
+    const text = await renderTranscript([{ role: 'user', name: { toString: 1 }, content: 'hi' } as unknown as ChatMessage]);
+    expect(text).toBe('USER: hi');
+  });
+
   it('abbreviates tool calls and names tool results after the function they answer', async () => {
     const messages: ChatMessage[] = [
       {

@@ -64,8 +64,9 @@ async function renderMessage(m: ChatMessage, hasCalls: boolean, toolNames: Reado
   // `name`, used as a tool's name or sent as an odd role is as secret as one in the text.
   const role = redact(String(m.role)).toUpperCase();
   const isResult = m.role === 'tool' || m.role === 'function';
-  const name = (isResult && typeof m.tool_call_id === 'string' && toolNames.get(m.tool_call_id)) || m.name;
-  const label = name ? `${role} (${redact(String(name))})` : role;
+  // A `name` that is not a string (an object, say: JSON allows it) is not shown.
+  const name = (isResult && typeof m.tool_call_id === 'string' && toolNames.get(m.tool_call_id)) || (typeof m.name === 'string' ? m.name : '');
+  const label = name ? `${role} (${redact(name)})` : role;
   const text = await redactSliced(contentText(m.content), pause);
 
   const shown = isResult ? abbreviate(text, bounds.toolResultMaxChars) : text;

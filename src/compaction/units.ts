@@ -39,6 +39,11 @@ export interface Segmentation {
   /** Units over the items after the pinned block, in order; they tile it. */
   units: Unit[];
   rounds: Round[];
+  /**
+   * Unit index of the conversation's opening task (its first user message after the pinned block),
+   * or null when it has none. It stays in every view, whichever round a cut falls in (rule 1).
+   */
+  openingTask: number | null;
   /** Kind of each item after the pinned block. */
   kinds: ItemKind[];
   /** Unit index starting at each item index, for the items that start one. */
@@ -89,7 +94,8 @@ export function* segmentSteps(items: readonly NeutralItem[], isOwnSummary: (inde
   }
   const open = rounds.at(-1);
   if (open) open.endUnit = units.length;
-  return { pinnedCount, summaryIndex, units, rounds, kinds: rest.map((item) => item.kind), unitAt };
+  const openingTask = rounds.find((r) => r.head !== null)?.head ?? null;
+  return { pinnedCount, summaryIndex, units, rounds, openingTask, kinds: rest.map((item) => item.kind), unitAt };
 }
 
 export function segment(items: readonly NeutralItem[], isOwnSummary: (index: number) => boolean): Segmentation {
@@ -122,6 +128,12 @@ function* joinResultsToTheirCalls(rest: readonly NeutralItem[], starts: boolean[
     inside += opened[k]!;
     if (inside > 0) starts[k] = false;
   }
+}
+
+/** Items [start, end) of the opening task's unit, or null when the conversation has none. */
+export function openingTaskSpan(seg: Segmentation): { start: number; end: number } | null {
+  const unit = seg.openingTask === null ? undefined : seg.units[seg.openingTask];
+  return unit === undefined ? null : { start: unit.start, end: unit.end };
 }
 
 /** The steps of the request (units of kind step), oldest first. */

@@ -51,8 +51,13 @@ export const clearingSchema = z
 export const compactionSchema = z
   .object({
     strategy: z.enum(['summarize', 'template', 'window', 'off']).default('summarize'),
+    // `audit`: plan as usual but forward the client's bytes and call no summarizer (pipeline/audit.ts).
+    mode: z.enum(['enforce', 'audit']).default('enforce'),
     // Later system/developer messages stay verbatim after the summary instead of being summarized (rule 2).
     keep_instructions: z.boolean().default(true),
+    // The opening task (first user message) stays verbatim in every view while it is at most this
+    // share of the budget (rule 1); a bigger one is summarized. 0: only the cut round's own task stays.
+    task_max_share: z.number().min(0).max(1).default(0.25),
     clear_tool_results: clearingSchema.default(clearingSchema.parse({})),
     summarizer: summarizerSchema.optional(),
     summary_max_tokens: positiveInt.default(1024),
@@ -72,6 +77,10 @@ export const compactionSchema = z
   .refine((c) => c.strategy !== 'summarize' || c.summarizer !== undefined, {
     message: 'strategy summarize needs summarizer.model',
     path: ['summarizer'],
+  })
+  .refine((c) => c.mode !== 'audit' || c.strategy !== 'off', {
+    message: 'mode audit needs a strategy to audit (summarize, template or window)',
+    path: ['mode'],
   });
 
 export const modelSchema = z
@@ -165,6 +174,22 @@ export const backgroundSchema = z
   })
   .strict();
 
+export const eventsSchema = z
+  .object({
+    // One event per request of a compacting model, the conversation index and the overview's counts
+    // (the listing API and the dashboard read them); written after the response, never delaying it.
+    enabled: z.boolean().default(true),
+    // Keep the conversation id as the client sent it (at most 512 bytes), so the listing can show
+    // it; false keeps only its keyed hash (the listing shows derived and hashed ids alike).
+    keep_ids: z.boolean().default(true),
+    max_per_conversation: positiveInt.default(200),
+    // Per tenant, and for all tenants together (the admin's listing).
+    max_conversations: positiveInt.default(10_000),
+    // Events waiting to be written; past it new ones are dropped (and counted).
+    queue_max: positiveInt.default(1_000),
+  })
+  .strict();
+
 // A client key is a bearer secret that recap checks itself: long enough that guessing is hopeless.
 export const MIN_CLIENT_KEY_LENGTH = 32;
 
@@ -209,6 +234,7 @@ export const configSchema = z
     store: storeSchema.default(storeSchema.parse({})),
     tokens: tokensSchema.default(tokensSchema.parse({})),
     background: backgroundSchema.default(backgroundSchema.parse({})),
+    events: eventsSchema.default(eventsSchema.parse({})),
     // When present, recap authenticates every caller itself (src/auth/).
     clients: clientsSchema.optional(),
   })
@@ -224,3 +250,4 @@ export type ModelConfig = z.infer<typeof modelSchema>;
 export type CompactionConfig = z.infer<typeof compactionSchema>;
 export type StoreConfig = z.infer<typeof storeSchema>;
 export type ClientConfig = z.infer<typeof clientSchema>;
+export type EventsConfig = z.infer<typeof eventsSchema>;

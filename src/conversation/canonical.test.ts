@@ -22,6 +22,15 @@ describe('canonical message form', () => {
     expect(messageHash({ role: 'user', content: 'a' })).not.toBe(messageHash({ role: 'system', content: 'a' }));
   });
 
+  it('hashes a name or tool_call_id that is not a string by its JSON, whatever its toString', () => {
+    const poisoned = { role: 'tool', name: { toString: 1 }, tool_call_id: { toString: 1 }, content: 'x' } as unknown as ChatMessage;
+    expect(messageHash(poisoned)).toBe(messageHash({ ...poisoned, name: { toString: 1 } } as unknown as ChatMessage));
+    expect(messageHash({ role: 'user', name: { a: 1 }, content: 'x' } as unknown as ChatMessage)).not.toBe(
+      messageHash({ role: 'user', name: { a: 2 }, content: 'x' } as unknown as ChatMessage),
+    );
+    expect(messageHash({ role: 'user', name: 5, content: 'x' } as unknown as ChatMessage)).toBe(messageHash({ role: 'user', name: '5', content: 'x' }));
+  });
+
   it('sorts the keys of content parts', () => {
     expect(messageHash({ role: 'user', content: [{ text: 'x', type: 'text' }] })).toBe(messageHash({ role: 'user', content: [{ type: 'text', text: 'x' }] }));
   });

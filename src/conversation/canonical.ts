@@ -49,9 +49,17 @@ function structured(m: ChatMessage, toolCalls = isEmpty(m.tool_calls) ? undefine
 function canonicalText(m: ChatMessage, [content, calls, legacyCall]: (string | undefined)[]): string {
   const c = m.content;
   const text = content !== undefined ? `j${content}` : typeof c === 'string' && c !== '' ? `s${c}` : '';
-  const name = isEmpty(m.name) ? '' : String(m.name);
-  const callId = isEmpty(m.tool_call_id) ? '' : String(m.tool_call_id);
-  return field(String(m.role)) + field(name) + field(text) + field(calls ?? '') + field(callId) + field(legacyCall ?? '');
+  return field(m.role) + field(scalarText(m.name)) + field(text) + field(calls ?? '') + field(scalarText(m.tool_call_id)) + field(legacyCall ?? '');
+}
+
+/**
+ * A field that should be a string (`name`, `tool_call_id`) as hashed text: a string as it is, any
+ * other value as its canonical JSON. String() would throw on `{"toString":1}` (a value JSON can
+ * carry) and give every object the same "[object Object]".
+ */
+function scalarText(v: unknown): string {
+  if (isEmpty(v)) return '';
+  return typeof v === 'string' ? v : canonicalJson(v);
 }
 
 function field(value: string): string {
@@ -62,9 +70,7 @@ function field(value: string): string {
 function canonicalPieces(m: ChatMessage, [content, calls, legacyCall]: (string[] | undefined)[]): string[] {
   const c = m.content;
   const text = content !== undefined ? ['j', ...content] : typeof c === 'string' ? (c === '' ? [] : ['s', c]) : [];
-  const name = isEmpty(m.name) ? '' : String(m.name);
-  const callId = isEmpty(m.tool_call_id) ? '' : String(m.tool_call_id);
-  return [String(m.role), name, text, calls ?? [], callId, legacyCall ?? []].flatMap(fieldPieces);
+  return [m.role, scalarText(m.name), text, calls ?? [], scalarText(m.tool_call_id), legacyCall ?? []].flatMap(fieldPieces);
 }
 
 /** field() in pieces. */

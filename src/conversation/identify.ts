@@ -16,6 +16,8 @@ export interface Identity {
   conversation: string;
   /** Whether the id came from the header (true) or was derived from the messages (false). */
   explicit: boolean;
+  /** The header's id as text (at most MAX_CONVERSATION_ID_BYTES bytes), when explicit. */
+  id?: string;
   /** When derived: the canonical hashes of the messages it was derived from, the leading ones. */
   leadingHashes?: readonly string[];
   /**
@@ -122,7 +124,8 @@ export function identifyBy(caller: Caller, headers: IncomingHttpHeaders, opening
     if (id === undefined || id === '') continue;
     // The limit counts the bytes the client sent (Node's Latin-1 string has one char per byte).
     if (id.length > MAX_CONVERSATION_ID_BYTES) throw errors.headerTooLong(name, MAX_CONVERSATION_ID_BYTES);
-    return { tenant, conversation: conversationIdHash(tenant, conversationIdText(id), opts.secret, route), explicit: true, keepsRecords: records };
+    const text = conversationIdText(id);
+    return { tenant, conversation: conversationIdHash(tenant, text, opts.secret, route), explicit: true, id: text, keepsRecords: records };
   }
   const hashes = opening();
   const parts = route === 'chat' ? [hashes.join('.')] : [hashes.join('.'), route];

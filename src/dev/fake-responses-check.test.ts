@@ -50,6 +50,21 @@ describe('tool calls and their outputs', () => {
   });
 });
 
+describe('field types', () => {
+  it('refuses a type, role, id or call_id that is not a string, as OpenAI does', () => {
+    expect(inputProblem({ input: [user('go'), { type: { toString: 1 }, content: 'x' }] })).toEqual({
+      error: {
+        message: "Invalid type for 'input[1].type': expected a string, but got an object instead.",
+        type: 'invalid_request_error',
+        param: 'input[1].type',
+        code: 'invalid_type',
+      },
+    });
+    expect(messageOf({ input: [{ ...call('a'), call_id: ['a'] }] })).toBe("Invalid type for 'input[0].call_id': expected a string, but got an array instead.");
+    expect(messageOf({ input: [{ role: 5, content: 'x' }] })).toBe("Invalid type for 'input[0].role': expected a string, but got a number instead.");
+  });
+});
+
 describe('reasoning items', () => {
   it('accepts reasoning followed by the message or call it led to', () => {
     expect(inputProblem({ input: [user('go'), reasoning(), call('a'), output('a'), reasoning(), { role: 'assistant', content: 'done' }] })).toBeNull();

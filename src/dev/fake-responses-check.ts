@@ -13,7 +13,20 @@ const NAMES: Record<string, string> = { function_call: 'function call', custom_t
 export function inputProblem(request: any): OpenAIErrorBody | null {
   const input: unknown = request?.input;
   if (!Array.isArray(input)) return null;
-  return tamperedContent(input) ?? strandedReasoning(input) ?? (referencesStoredState(request, input) ? null : unpairedCall(input));
+  return wrongType(input) ?? tamperedContent(input) ?? strandedReasoning(input) ?? (referencesStoredState(request, input) ? null : unpairedCall(input));
+}
+
+const STRING_FIELDS = ['type', 'role', 'id', 'call_id'] as const;
+
+/** An item's `type`, `role`, `id` or `call_id` that is there but not a string. */
+function wrongType(input: any[]): OpenAIErrorBody | null {
+  for (const [i, item] of input.entries()) {
+    const field = STRING_FIELDS.find((f) => item?.[f] !== undefined && item[f] !== null && typeof item[f] !== 'string');
+    if (field === undefined) continue;
+    const got = Array.isArray(item[field]) ? 'an array' : typeof item[field] === 'object' ? 'an object' : `a ${typeof item[field]}`;
+    return invalid(`Invalid type for 'input[${i}].${field}': expected a string, but got ${got} instead.`, `input[${i}].${field}`, 'invalid_type');
+  }
+  return null;
 }
 
 function tamperedContent(input: any[]): OpenAIErrorBody | null {

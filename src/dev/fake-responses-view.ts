@@ -38,5 +38,5 @@ function messageOf(item: any): any {
 }
 
 function callMessage(callId: unknown, name: unknown, args: unknown): object {
-  return { role: 'assistant', content: null, tool_calls: [{ id: callId, type: 'function', function: { name, arguments: String(args ?? '') } }] };
+  return { role: 'assistant', content: null, tool_calls: [{ id: callId, type: 'function', function: { name, arguments: typeof args === 'string' ? args : '' } }] };
 }

@@ -1,3 +1,5 @@
+import { stringifyJson } from '../json/stringify.js';
+
 // The HTTP calls `recap eval` makes, as any client would: chat completions through recap or
 // straight to the upstream, and the inspection endpoint. A non-2xx answer becomes an error that
 // names the call and quotes the answer (never the credential sent).
@@ -22,8 +24,9 @@ export interface Reply {
   headers: Headers;
 }
 
+/** `body` written without recursion: a conversation may nest tool-call arguments thousands of levels deep. */
 export async function postJson(what: string, url: string, body: unknown, headers: Record<string, string>): Promise<Reply> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: stringifyJson(body) });
   return readReply(what, res);
 }
 

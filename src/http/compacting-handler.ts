@@ -14,6 +14,7 @@ import { upstreamRequestHeaders } from '../upstream/headers.js';
 import { requestAbort } from './client-abort.js';
 import { readBody } from './read-body.js';
 import { sendUpstreamResponse } from './send-upstream-response.js';
+import { type StreamEndRule, isEventStream, judgeStreamEnd } from './stream-end.js';
 
 /** What a compacting route (chat completions, responses) is made of: its wire format's part. */
 export interface WireRoute<B extends { model: string }, T, P extends { body: B } = { body: B }> {
@@ -29,6 +30,8 @@ export interface WireRoute<B extends { model: string }, T, P extends { body: B }
   compaction: RouteCompaction<B, T>;
   /** The client's bytes with `view` in place of its items: nothing else changes (rule 12). */
   withView(parsed: P, view: T[]): Buffer;
+  /** Which events end the route's streams, successfully or not: only a stream that ended successfully is a complete turn. */
+  streamEnd: StreamEndRule;
 }
 
 /** A compacting route, as the request path of DESIGN.md reads top to bottom. */
@@ -90,12 +93,20 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
       const response = await (early ?? forward(upstream, req, plan.view ? route.withView(parsed, plan.view) : raw, signal, log));
 
       const observer = plan.observe(response.statusCode, response.headers);
-      const outcome = await sendUpstreamResponse(res, response, {
+      const ending = response.statusCode < 300 && isEventStream(response.headers) ? judgeStreamEnd(route.streamEnd) : undefined;
+      const sent = await sendUpstreamResponse(res, response, {
         upstream: upstream.name,
         extraHeaders: plan.headers,
-        observe: observer?.onChunk,
+        observe: ending
+          ? (chunk) => {
+              observer?.onChunk(chunk);
+              ending.feed(chunk);
+            }
+          : observer?.onChunk,
         clientStallMs: config.server.client_stall_ms,
       });
+      // A stream that ended in an error event (or without its API's end) is a turn the client did not get.
+      const outcome = sent === 'complete' && ending && !ending.succeeded() ? 'upstream_stream_failed' : sent;
       log.outcome = outcome;
       if (outcome === 'upstream_timeout') log.error = outcome;
       if (outcome === 'complete') {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { noPause } from '../slicing/slicer.js';
 import { readChatRequest } from '../chat/parse-request.js';
-import { spliceArray } from './splice.js';
+import { spliceArray, withMember } from './splice.js';
 import type { ChatMessage } from '../messages/types.js';
 
 const CLIENT = `{ "seed" : 9007199254740993,
@@ -32,5 +32,30 @@ describe('spliceArray (chat messages)', () => {
   it('writes an empty array when no message is kept', async () => {
     const chat = await readChatRequest(Buffer.from('{"model":"m","messages":[{"role":"user","content":"a"}]}'), noPause);
     expect(spliceArray(chat, 'messages', chat.body.messages, []).toString('utf8')).toBe('{"model":"m","messages":[]}');
+  });
+});
+
+describe('withMember (an item recap changed one member of)', () => {
+  const splice = async (messages: string, change: (m: ChatMessage) => ChatMessage) => {
+    const chat = await readChatRequest(Buffer.from(`{"model":"m","messages":[${messages}]}`), noPause);
+    return spliceArray(chat, 'messages', chat.body.messages, [change(chat.body.messages[0]!)]).toString('utf8');
+  };
+
+  it('is the client’s bytes with only that member’s value replaced', async () => {
+    const out = await splice('{ "role":"tool","seq":9007199254740993, "content" : "long", "score":1e400,"ratio":-0 }', (m) => withMember(m, 'content', 'stub "q"'));
+    expect(out).toBe('{"model":"m","messages":[{ "role":"tool","seq":9007199254740993, "content" : "stub \\"q\\"", "score":1e400,"ratio":-0 }]}');
+  });
+
+  it('replaces every copy of a key the client gave twice, and composes', async () => {
+    const out = await splice('{"content":"a","role":"tool","content":"b","name":"x"}', (m) => withMember(withMember(m, 'content', 'c'), 'name', 'y'));
+    expect(out).toBe('{"model":"m","messages":[{"content":"c","role":"tool","content":"c","name":"y"}]}');
+  });
+
+  it('adds a member the client did not send first', async () => {
+    expect(await splice('{"role":"tool","n":1e400}', (m) => withMember(m, 'content', 's'))).toBe('{"model":"m","messages":[{"content":"s","role":"tool","n":1e400}]}');
+  });
+
+  it('is serialized whole when its base is not one of the client’s items', async () => {
+    expect(await splice('{"role":"tool","n":1e400}', (m) => withMember({ ...m }, 'content', 's'))).toBe('{"model":"m","messages":[{"role":"tool","n":null,"content":"s"}]}');
   });
 });

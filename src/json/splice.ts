@@ -1,14 +1,50 @@
 import type { JsonBody } from './body.js';
-import { type Span, arrayElements } from './scan.js';
+import { type Span, arrayElements, objectMembers } from './scan.js';
 import { stringifyJson } from './stringify.js';
 
 // DESIGN rule 12: when recap rewrites a request, only the array it compacts (`messages`, `input`)
 // changes. The new array goes into the client's bytes in place of the old one; every other byte
 // (numbers such as `seed` 9007199254740993 or 1e400 that a JSON round trip would change, key order,
 // spacing, escapes) reaches the upstream as the client wrote it. Inside the array, each item the
-// client sent keeps its own bytes too: only the objects recap made (the summary, a cleared tool
-// result) are serialized. The engine hands back the client's item objects themselves, so identity
-// tells them apart.
+// client sent keeps its own bytes too: only the objects recap made (the summary) are serialized,
+// and an item recap changed one member of (a cleared tool result's `content` or `output`) is the
+// client's bytes with that member's value replaced. The engine hands back the client's item
+// objects themselves, so identity tells them apart.
+
+/** A client item with some members' values replaced: what withMember() made. */
+interface Replaced {
+  from: object;
+  values: Map<string, unknown>;
+}
+
+const replacements = new WeakMap<object, Replaced>();
+
+/**
+ * `item` with its member `key` set to `value`: an item spliceArray writes as the client's bytes of
+ * `item` with only that member's value replaced (every other field, numbers included, as sent).
+ */
+export function withMember<T extends object>(item: T, key: string, value: unknown): T {
+  const base = replacements.get(item);
+  const copy = { ...item, [key]: value };
+  replacements.set(copy, { from: base?.from ?? item, values: new Map([...(base?.values ?? []), [key, value]]) });
+  return copy;
+}
+
+/** The bytes of the object at `span` with the values of `values`' members replaced (all of a key given twice). */
+function replaceMembers(raw: Buffer, span: Span, values: ReadonlyMap<string, unknown>): Buffer {
+  const members = objectMembers(raw, span.start).items;
+  // A member the client did not send goes first, before the client's own.
+  const added = [...values].filter(([key]) => !members.some((m) => m.key === key)).map(([key, value]) => `${JSON.stringify(key)}:${stringifyJson(value)}`);
+  const parts: Buffer[] = [Buffer.from(`{${added.join(',')}${added.length > 0 && members.length > 0 ? ',' : ''}`)];
+  let at = span.start + 1;
+  for (const m of members) {
+    if (!values.has(m.key)) continue;
+    parts.push(raw.subarray(at, m.value.start), Buffer.from(stringifyJson(values.get(m.key))));
+    at = m.value.end;
+  }
+  parts.push(raw.subarray(at, span.end));
+  return Buffer.concat(parts);
+}
 
 /** The bytes to forward: the client's body with its `key` array (parsed as `original`) replaced by `view`. */
 export function spliceArray<T extends object>(body: JsonBody, key: string, original: readonly T[], view: readonly T[]): Buffer {
@@ -16,13 +52,19 @@ export function spliceArray<T extends object>(body: JsonBody, key: string, origi
   const member = body.members?.find((m) => m.key === key);
   if (!member) throw new TypeError(`the body has no \`${key}\` to splice`);
   const spans: readonly Span[] = member.elements ?? arrayElements(raw, member.value.start).items;
-  const indexOf = new Map<T, number>();
+  const indexOf = new Map<object, number>();
   original.forEach((item, i) => indexOf.set(item, i));
   const parts: Buffer[] = [raw.subarray(0, member.value.start), Buffer.from('[')];
   view.forEach((item, i) => {
     if (i > 0) parts.push(Buffer.from(','));
     const own = indexOf.get(item);
-    parts.push(own === undefined ? Buffer.from(stringifyJson(item)) : raw.subarray(spans[own]!.start, spans[own]!.end));
+    if (own !== undefined) {
+      parts.push(raw.subarray(spans[own]!.start, spans[own]!.end));
+      return;
+    }
+    const replaced = replacements.get(item);
+    const from = replaced && indexOf.get(replaced.from);
+    parts.push(from === undefined ? Buffer.from(stringifyJson(item)) : replaceMembers(raw, spans[from]!, replaced!.values));
   });
   parts.push(Buffer.from(']'), raw.subarray(member.value.end));
   return Buffer.concat(parts);

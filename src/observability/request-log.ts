@@ -1,4 +1,15 @@
 import { headChars } from '../compaction/text.js';
+import type { ConversationKey } from '../store/store.js';
+
+/** The conversation a request belongs to, for its event (events/recorder.ts). */
+export interface EventTarget {
+  key: ConversationKey;
+  /** The id as the client sent it (at most 512 bytes), or null when recap derived it. */
+  id: string | null;
+  route: 'chat' | 'responses';
+  /** recap vouches for the tenant (a configured client, the shared anonymous one); else only the upstream judges it. */
+  vouched: boolean;
+}
 
 /** What one request leaves behind in its log line and metrics; filled in along the path. */
 export interface RequestLog {
@@ -14,11 +25,25 @@ export interface RequestLog {
   action?: string;
   tokensIn?: number;
   tokensOut?: number;
+  budget?: number;
+  /** Tool results shown as stubs in the forwarded (audit mode: projected) view. */
+  cleared?: number;
+  /** Summarizer calls made for this request, and their tokens (in and out). */
+  summarizerCalls?: number;
+  summarizerTokens?: number;
+  /** recap_recall calls answered inside this request's reply. */
+  recalls?: number;
+  /** x-recap-audit, on a model in audit mode. */
+  audit?: string;
+  /** Audit mode: the prompt recap would have forwarded (x-recap-tokens-out). */
+  projectedTokensOut?: number;
   upstreamStatus?: number;
   upstreamHeadersMs?: number;
   summarizerMs?: number;
   outcome?: string;
   error?: string;
+  /** Set once the request is known to belong to a conversation whose records are kept; never logged. */
+  target?: EventTarget;
 }
 
 export function newRequestLog(method: string, route: string): RequestLog {

@@ -4,6 +4,7 @@ import type { SummaryCodec } from '../compaction/summary-message.js';
 import { type Segmentation, segmentSteps } from '../compaction/units.js';
 import { hashChain } from '../conversation/canonical.js';
 import { runSync, STEP_EVERY, type Steps } from '../slicing/slicer.js';
+import { PROJECTED_SUMMARY } from './audit.js';
 import type { WireItems } from './wire.js';
 
 // A request taken apart for compaction: the pinned block, the rest with its token counts and
@@ -40,6 +41,8 @@ export interface AnalysisInput<T> {
   countItem(item: T): number;
   wire: WireItems<T>;
   codec: SummaryCodec;
+  /** Audit mode: a projected summary (PROJECTED_SUMMARY) counts as this many tokens of text. */
+  projectedSummaryTokens?: number;
 }
 
 export function analyze<T>(input: AnalysisInput<T>): Analysis<T> {
@@ -131,7 +134,8 @@ export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
       if (!text) return 0;
       let tokens = summaryTokenCache.get(text);
       if (tokens === undefined) {
-        tokens = input.countItem(wire.summaryItem(codec.seal(text)));
+        const projected = text === PROJECTED_SUMMARY && input.projectedSummaryTokens !== undefined;
+        tokens = projected ? input.countItem(wire.summaryItem(codec.seal(''))) + input.projectedSummaryTokens! : input.countItem(wire.summaryItem(codec.seal(text)));
         summaryTokenCache.set(text, tokens);
       }
       return tokens;

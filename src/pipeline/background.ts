@@ -154,6 +154,7 @@ function backgroundContext(ctx: StepContext, signal: AbortSignal): StepContext {
     key: ctx.key,
     counter: ctx.counter,
     keepsRecords: ctx.keepsRecords,
+    audit: ctx.audit,
     log: { startedAt: 0, method: 'POST', route: ctx.log.route, conversation: ctx.log.conversation },
     signal,
     pause: createSlicer(SLICE_MS),

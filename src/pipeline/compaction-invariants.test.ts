@@ -4,15 +4,16 @@ import type { ChatMessage } from '../messages/types.js';
 import { clearedStubText } from '../compaction/clearing.js';
 import { defuse } from '../compaction/delimiters.js';
 import { summaryCodec } from '../compaction/summary-message.js';
+import { taskNoteOf, withoutTaskNote } from '../compaction/task-note.js';
 import { contentText } from '../compaction/text.js';
 import { summaryReservation } from '../compaction/validate-summary.js';
 import { conversations, type GeneratedConversation, text } from './conversations.case.js';
 import { type PathOutcome, type PathScenario, type RequestPath, SECRET, type Session, startRequestPath, TENANT } from './request-path.case.js';
 
 // DESIGN rules 1, 2, 4, 8, 9 and 11 as properties of what the request path forwards, on generated
-// conversations (chats and long tool-using tasks, with later instructions), budgets and ratios,
-// clearing on or off, a stored checkpoint or none, and summarizer replies that are accepted, too
-// long, empty or failing (the degraded path). The requests go through the production path
+// conversations (chats and long tool-using tasks, with later instructions and harness notes),
+// budgets and ratios, clearing on or off, the opening task's share, a stored checkpoint or none,
+// and summarizer replies that are accepted, too long, empty or failing (the degraded path). The requests go through the production path
 // (request-path.case.ts: planCompaction → decide → the route plan, the in-memory store, the
 // summarizer client against the fake upstream), with background preparation on or off, a caller
 // whose credential recap may not pay for yet, a tenant whose allowance is spent, an anonymous
@@ -28,12 +29,13 @@ const count = (m: ChatMessage): number => {
 };
 const PRIMING = 3;
 
-const knobs = {
+const knobArbitraries = {
   budget: fc.integer({ min: 150, max: 5000 }),
   trigger: fc.constantFrom(0.8, 0.9, 1.0),
   target: fc.constantFrom(0.3, 0.5, 0.7),
   summaryMax: fc.integer({ min: 5, max: 300 }),
   keepInstructions: fc.boolean(),
+  taskShare: fc.constantFrom(0, 0.05, 0.25, 1),
   clearing: fc.option(fc.record({ keepLastSteps: fc.integer({ min: 1, max: 3 }), minTokens: fc.integer({ min: 30, max: 300 }) }), { nil: null }),
   reply: fc.oneof(
     fc.constant(null),
@@ -47,7 +49,7 @@ const knobs = {
 };
 const scenario = fc.record({
   conversation: conversations(codec),
-  ...knobs,
+  ...knobArbitraries,
   checkpoint: fc.option(fc.record({ at: fc.nat(), summary: text }), { nil: undefined }),
 });
 type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
@@ -61,6 +63,7 @@ function pathScenario(s: Knobs): PathScenario {
       target_ratio: s.target,
       summary_max_tokens: s.summaryMax,
       keep_instructions: s.keepInstructions,
+      task_max_share: s.taskShare,
       clearing: s.clearing && { keep_last_steps: s.clearing.keepLastSteps, min_tokens: s.clearing.minTokens },
     },
     reply: s.reply,
@@ -101,11 +104,15 @@ function expectInvariants({ conversation, knobs: s, stored }: Expectation, messa
   const newest = messages.slice(newestUnitStart(messages, after));
   const task = lastUser >= after && lastUser < messages.length - newest.length ? [messages[lastUser]!] : [];
   const instructions = messages.slice(after).filter((m) => m.role === 'developer');
+  // The opening task, when it is within its share of the budget and not already counted above.
+  const first = messages.slice(after).find((m) => m.role === 'user');
+  const opening = first && count(first) <= s.taskShare * s.budget ? [first] : [];
+  const extraTask = opening.filter((m) => !task.includes(m) && !newest.includes(m));
 
-  // Within budget, unless the newest step with the pinned block, its task, the kept instructions
-  // and a summary is over it alone.
+  // Within budget, unless the newest step with the pinned block, its task, the opening task, the
+  // kept instructions and a summary is over it alone.
   const largestSummary = Math.max(summaryReservation(s.summaryMax), ...[clientSummary, ...stored].map((t) => (t ? count(codec.build(t)) : 0)));
-  const floor = sum(pinned) + largestSummary + sum(task) + (s.keepInstructions ? sum(instructions) : 0) + sum(newest) + PRIMING;
+  const floor = sum(pinned) + largestSummary + sum(task) + sum(extraTask) + (s.keepInstructions ? sum(instructions) : 0) + sum(newest) + PRIMING;
   if (floor <= s.budget) expect(sum(view) + PRIMING).toBeLessThanOrEqual(s.budget);
 
   // Pinned messages first and untouched: the very same objects, in order.
@@ -118,15 +125,21 @@ function expectInvariants({ conversation, knobs: s, stored }: Expectation, messa
     expect(summaries[0]).toBe(pinned.length);
     const given = [clientSummary, ...stored].flatMap((t) => (t ? [defuse(t.trim())] : []));
     const made = s.reply ? defuse(s.reply.trim()) : null;
-    const summary = codec.summaryTextOf(view[pinned.length]!);
-    expect([...given, made]).toContain(summary);
-    // A summary the summarizer just made is within summary_max_tokens: an oversized one degrades (rule 8).
-    if (made !== null && summary === made && !given.includes(made)) expect(count(view[pinned.length]!)).toBeLessThanOrEqual(summaryReservation(s.summaryMax));
+    const summary = codec.summaryTextOf(view[pinned.length]!)!;
+    // A new summary may start with recap's note that the opening task is in it (rule 1).
+    const text = given.includes(summary) ? summary : withoutTaskNote(summary);
+    expect([...given, made]).toContain(text);
+    if (made !== null && text === made && !given.includes(summary)) {
+      // A summary the summarizer just made is within summary_max_tokens: an oversized one degrades (rule 8).
+      expect(count(view[pinned.length]!)).toBeLessThanOrEqual(summaryReservation(s.summaryMax));
+      // It says so when it took in the opening task, which is then no longer in the view.
+      if (given.length === 0 && first && !view.includes(first)) expect(taskNoteOf(summary)).not.toBeNull();
+    }
   }
 
   // After it: messages of the request in their order, the client's own objects (or, for a tool
-  // result, its cleared stub); a tail of the request, before which only kept instructions and the
-  // task of the round the tail starts in may stand.
+  // result, its cleared stub); a tail of the request, before which only kept instructions, the
+  // opening task and the task of the round the tail starts in may stand.
   const shown = view.slice(pinned.length + summaries.length);
   const indices = shown.map((m) => {
     const i = isStub(m) ? messages.findIndex((x) => x.role === 'tool' && x.tool_call_id === m.tool_call_id) : messages.indexOf(m);
@@ -138,7 +151,9 @@ function expectInvariants({ conversation, knobs: s, stored }: Expectation, messa
   let tailStart = indices.length;
   while (tailStart > 0 && indices[tailStart - 1] === messages.length - 1 - (indices.length - tailStart)) tailStart--;
   for (const i of indices.slice(0, tailStart)) expect(['developer', 'user']).toContain(messages[i]!.role);
-  expect(indices.slice(0, tailStart).filter((i) => messages[i]!.role === 'user').length).toBeLessThanOrEqual(1);
+  const usersBefore = indices.slice(0, tailStart).filter((i) => messages[i]!.role === 'user');
+  expect(usersBefore.length).toBeLessThanOrEqual(2);
+  if (usersBefore.length === 2) expect(messages[usersBefore[0]!]).toBe(opening[0]);
   if (shown.length > 0) expect(shown[0]!.role).not.toBe('tool');
 
   // Steps stay whole: every tool result follows the assistant message that called it, with only
@@ -173,6 +188,8 @@ function expectInvariants({ conversation, knobs: s, stored }: Expectation, messa
   // The newest step and its task are unchanged, the very same objects; later instructions are never lost.
   newest.forEach((m, i) => expect(view[view.length - newest.length + i]).toBe(m));
   for (const m of task) expect(view).toContain(m);
+  // The opening task within its share is in every view, whatever user messages came after it.
+  for (const m of opening) expect(view).toContain(m);
   if (s.keepInstructions) for (const m of instructions) expect(view).toContain(m);
 }
 
@@ -226,7 +243,7 @@ describe('compaction invariants on generated conversations, through the request 
             expect(record!.checkpoints.some((cp) => cp.summary !== '' && defuse(cp.summary.trim()) === summary && cp.pendingUntil === undefined)).toBe(true);
         }),
       ),
-      { numRuns: 400, seed: 0x5eed },
+      { numRuns: 250, seed: 0x5eed },
     );
     // The generator reaches every path, so the properties were checked on each.
     expect([...seen].sort()).toEqual(['cleared', 'compacted', 'credential', 'degraded', 'none', 'reused', 'summarizer', 'summary']);
@@ -235,7 +252,7 @@ describe('compaction invariants on generated conversations, through the request 
   it('hold turn after turn, each request sent several times at once: one summarizer call per boundary', async () => {
     const turns = fc.record({
       conversation: conversations(codec),
-      ...knobs,
+      ...knobArbitraries,
       concurrency: fc.integer({ min: 1, max: 3 }),
       // Which of the request points (after a user message, after a step's results) are sent before the whole conversation.
       sent: fc.array(fc.nat(), { maxLength: 5 }),
@@ -274,10 +291,39 @@ describe('compaction invariants on generated conversations, through the request 
           if (s.caller === 'allowance_spent') expect(session.summarizerCalls()).toEqual([]);
         }),
       ),
-      { numRuns: 60, seed: 0x7e57 },
+      { numRuns: 40, seed: 0x7e57 },
     );
     expect([...seen].sort()).toEqual(['compacted', 'degraded', 'none', 'reused']);
   }, 300_000);
+
+  it('include a case that can fail: a compacted view without the opening task is caught', async () => {
+    // A summary made after a later user message (a harness note): the opening task is before the cut.
+    const task: ChatMessage = { role: 'user', content: 'Fix the flaky deploy of ORD-4411.', tokens: 20 };
+    const messages: ChatMessage[] = [task, { role: 'user', content: 'continue', tokens: 5 }];
+    for (let i = 0; i < 12; i++) {
+      messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: 'lookup', arguments: '{}' } }], tokens: 10 });
+      messages.push({ role: 'tool', tool_call_id: `call_${i}`, content: `result ${i}`, tokens: 100 });
+    }
+    const knobs: Knobs = {
+      budget: 800,
+      trigger: 1.0,
+      target: 0.5,
+      summaryMax: 100,
+      keepInstructions: true,
+      taskShare: 1,
+      clearing: null,
+      reply: 'The agent looked up twelve things.',
+      caller: 'accepted',
+      background: false,
+    };
+    const conversation = { messages, pinned: [], clientSummary: null };
+    const outcome = await withSession(knobs, (session) => session.send(messages));
+    expect(outcome.action).toBe('compacted');
+    expect(codec.summaryTextOf(outcome.view[0]!)).toBe(knobs.reply);
+    expect(outcome.view[1]).toBe(task);
+    expectInvariants({ conversation, knobs, stored: [] }, messages, outcome);
+    expect(() => expectInvariants({ conversation, knobs, stored: [] }, messages, { ...outcome, view: outcome.view.filter((m) => m !== task) })).toThrow();
+  });
 
   it('include a case that can fail: a view that drops the pinned messages is caught', async () => {
     const s = fc.sample(

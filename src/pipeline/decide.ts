@@ -24,6 +24,10 @@ export interface Decision<T> {
   base: Base;
   /** What goes upstream, or null for the client's own bytes. */
   view: T[] | null;
+  /** Tool results shown as stubs, when not those of `base` (a degraded view clears its own). */
+  stubs?: number;
+  /** A compaction by clearing alone: its checkpoint adds no summary (audit mode's `cleared`). */
+  clearingOnly?: boolean;
   /** Tokens of the view (items and reply priming; no tool definitions). */
   viewTokens: number;
   /** The most compacted stored checkpoint that applies, when it is ahead of `base` (prepared, not yet needed). */
@@ -68,7 +72,7 @@ async function compacted<T>(ctx: StepContext, a: Analysis<T>, cut: Cut, checkpoi
 /** A view made by clearing alone (rule 11): no summarizer call; its checkpoint is stored after a 2xx. */
 function cleared<T>(ctx: StepContext, a: Analysis<T>, cut: Cut, from: Base, noStore: boolean): Promise<Decision<T>> {
   const checkpoint = describeCheckpoint(a, cut, from.checkpoint?.summary ?? '', from.checkpoint?.model ?? 'clearing');
-  return compacted(ctx, a, cut, checkpoint, noStore ? {} : { write: checkpoint });
+  return compacted(ctx, a, cut, checkpoint, noStore ? { clearingOnly: true } : { write: checkpoint, clearingOnly: true });
 }
 
 async function degrade<T>(ctx: StepContext, a: Analysis<T>, base: Base, budget: number, reason: string): Promise<Decision<T>> {
@@ -76,7 +80,7 @@ async function degrade<T>(ctx: StepContext, a: Analysis<T>, base: Base, budget: 
   ctx.deps.logger.warn({ conversation: ctx.log.conversation, reason }, 'compaction degraded: dropping oldest items for this request');
   const view = { covered: cut.covered, kept: cut.kept, cleared: new Set(cut.cleared) };
   const confirm = base.checkpoint?.pendingUntil === undefined ? [] : [base.checkpoint];
-  return { action: 'degraded', base, view: buildView(a, base.summary, view), viewTokens: cut.tokens, confirm, reason };
+  return { action: 'degraded', base, view: buildView(a, base.summary, view), viewTokens: cut.tokens, stubs: cut.cleared.length, confirm, reason };
 }
 
 export async function decide<T>(ctx: StepContext, a: Analysis<T>, budget: number): Promise<Decision<T>> {
@@ -107,7 +111,8 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
     const plan = await runSliced(planCompactionSteps(a.layout, baseView(a, from), budget, rules), ctx.pause);
     if (plan.kind === 'fits' || plan.kind === 'irreducible') return unchanged(a, choice);
     if (plan.kind === 'clear') return cleared(ctx, a, plan, from, noStore);
-    if (ctx.model.compaction.strategy === 'summarize' && !(await ctx.deps.proofs.mayPay(ctx.identity.tenant, ctx.model))) {
+    // Audit mode spends nothing, so nothing needs paying for.
+    if (!ctx.audit && ctx.model.compaction.strategy === 'summarize' && !(await ctx.deps.proofs.mayPay(ctx.identity.tenant, ctx.model))) {
       return degrade(ctx, a, from, budget, 'credential_not_yet_accepted');
     }
     const strategy = await strategyFor(ctx);
@@ -160,7 +165,7 @@ async function reload(ctx: StepContext, previous: ConversationRecord | null): Pr
 
 async function strategyFor(ctx: StepContext): Promise<Strategy> {
   const strategy = ctx.model.compaction.strategy as Strategy;
-  if (strategy === 'summarize' && !(await ctx.deps.tenantBudget.allows(ctx.identity.tenant))) {
+  if (strategy === 'summarize' && !ctx.audit && !(await ctx.deps.tenantBudget.allows(ctx.identity.tenant))) {
     ctx.deps.metrics.tenantBudgetExceeded.inc();
     return 'window';
   }

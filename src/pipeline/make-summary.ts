@@ -3,6 +3,7 @@ import { chunkTranscript, summarizeInChunks } from '../compaction/chunks.js';
 import { collectLedgerCandidates, type LedgerCounts, ledgerForSummarySteps, ledgerReserve } from '../compaction/ledger.js';
 import { buildSummarizerMessages } from '../compaction/prompt.js';
 import { buildTemplateSummary } from '../compaction/template.js';
+import { taskNote, taskNoteOf, withoutTaskNote, withTaskNote } from '../compaction/task-note.js';
 import { templateWithLedgerSteps } from '../compaction/template-ledger.js';
 import { transcriptEntries } from '../compaction/transcript.js';
 import type { CompactionConfig } from '../config/config.js';
@@ -20,6 +21,8 @@ export interface SummaryRequest {
   evicted: readonly ChatMessage[];
   /** Tokens of the evicted messages as counted for the request: no need to count them again. */
   evictedTokens: number;
+  /** Tokens of the opening task when the span takes it in (it was too large to stay verbatim: rule 1). */
+  openingTaskTokens?: number;
   countText: (text: string) => number;
   summarizer: Summarizer;
   /** The summarizer upstream when the summarizer config names none. */
@@ -34,21 +37,38 @@ export type SummaryResult =
 
 export async function makeSummary(req: SummaryRequest): Promise<SummaryResult> {
   if (req.strategy === 'window') return { ok: true, text: req.previous ?? '', summarizerTokens: 0, calls: 0 };
+  // The note that the opening task is summarized: made now, or carried over from the previous summary.
+  const note = req.openingTaskTokens === undefined ? taskNoteOf(req.previous) : taskNote(req.openingTaskTokens);
+  const previous = req.previous === null ? null : withoutTaskNote(req.previous);
+  const plain = { ...req, previous };
   if (req.strategy === 'template') {
-    const input = { previous: req.previous, evicted: req.evicted, maxBytes: req.compaction.template_max_bytes };
-    if (!req.compaction.ledger) return { ok: true, text: buildTemplateSummary(input), summarizerTokens: 0, calls: 0 };
-    const candidates = await collectLedgerCandidates(req.evicted, req.previous);
+    const cap = req.compaction.template_max_bytes;
+    const maxBytes = note === null ? cap : Math.max(1, cap - byteLength(`${note}\n\n`));
+    const input = { previous, evicted: req.evicted, maxBytes };
+    if (!req.compaction.ledger) return { ok: true, text: withTaskNote(buildTemplateSummary(input), note), summarizerTokens: 0, calls: 0 };
+    const candidates = await collectLedgerCandidates(req.evicted, previous);
     const { text, ...ledger } = await runSliced(templateWithLedgerSteps({ ...input, countText: req.countText, candidates }), createSlicer(SLICE_MS));
-    return { ok: true, text, summarizerTokens: 0, calls: 0, ledger };
+    return { ok: true, text: withTaskNote(text, note), summarizerTokens: 0, calls: 0, ledger };
   }
   const max = req.compaction.summary_max_tokens;
-  if (!req.compaction.ledger) return summarizeSpan(req, max);
+  const noteTokens = note === null ? 0 : req.countText(`${note}\n\n`);
+  if (!req.compaction.ledger) {
+    const made = await summarizeSpan(plain, max - noteTokens);
+    return made.ok ? { ...made, text: withTaskNote(made.text, note) } : made;
+  }
   // The summarizer is asked for a little less, so that the ledger fits within the same limit.
-  const candidates = await collectLedgerCandidates(req.evicted, req.previous);
-  const made = await summarizeSpan(req, max - ledgerReserve(candidates, max, req.countText));
+  const candidates = await collectLedgerCandidates(req.evicted, previous);
+  const made = await summarizeSpan(plain, max - noteTokens - ledgerReserve(candidates, max, req.countText));
   if (!made.ok) return made;
-  const { text, ...ledger } = await runSliced(ledgerForSummarySteps({ ...req, candidates, text: made.text, summaryMaxTokens: max }), createSlicer(SLICE_MS));
+  const noted = withTaskNote(made.text, note);
+  const { text, ...ledger } = await runSliced(ledgerForSummarySteps({ ...plain, candidates, text: noted, summaryMaxTokens: max }), createSlicer(SLICE_MS));
   return { ...made, text, ledger };
+}
+
+const encoder = new TextEncoder();
+
+function byteLength(text: string): number {
+  return encoder.encode(text).length;
 }
 
 async function summarizeSpan(req: SummaryRequest, maxTokens: number): Promise<SummaryResult> {
@@ -87,7 +107,7 @@ async function summarizeSpan(req: SummaryRequest, maxTokens: number): Promise<Su
         tokens += (reply.promptTokens ?? req.countText(messages.map((m) => m.content).join('\n'))) + (reply.completionTokens ?? req.countText(reply.text));
         return reply.text;
       },
-      { maxTokens, promptOverride: req.compaction.prompt },
+      { maxTokens, promptOverride: req.compaction.prompt, openingTask: req.openingTaskTokens !== undefined },
     );
     if (!text) return { ok: false, reason: 'empty', calls, summarizerTokens: tokens };
     return { ok: true, text, summarizerTokens: tokens, calls };

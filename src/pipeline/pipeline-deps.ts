@@ -1,6 +1,7 @@
 import type { CredentialProofs } from '../auth/credential-proofs.js';
 import type { TenantBudget } from '../background/tenant-budget.js';
 import type { Config } from '../config/config.js';
+import type { EventRecorder } from '../events/recorder.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Summarizer } from '../summarizer/client.js';
@@ -18,6 +19,7 @@ export interface PipelineDeps {
   tenantBudget: TenantBudget;
   proofs: CredentialProofs;
   metrics: Metrics;
+  events: EventRecorder;
   logger: Logger;
   secret: string;
 }

@@ -12,6 +12,7 @@ export function planRules(c: CompactionConfig): PlanRules {
     prepare_ratio: c.prepare_ratio,
     summary_max_tokens: c.summary_max_tokens,
     keepInstructions: c.keep_instructions,
+    taskMaxShare: c.task_max_share,
     clearing: enabled ? { keepLastSteps: clearing.keep_last_steps, minTokens: clearing.min_tokens } : null,
   };
 }

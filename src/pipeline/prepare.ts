@@ -2,10 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import type { RequestLog } from '../observability/request-log.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import type { ModelConfig } from '../config/config.js';
+import { callerOf } from '../auth/caller.js';
 import { credentialOf, type Identity } from '../conversation/identify.js';
 import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
+import type { Budget } from '../tokens/budget.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { analyzeSteps } from './analyze.js';
+import { auditKey } from './audit.js';
 import { decide } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { createRoutePlan, type PlanTokens, type RoutePlan } from './route-plan.js';
@@ -41,17 +44,21 @@ export interface CountedItems<T> extends PlanTokens<T> {
 }
 
 /** A request recap forwards as it came: counted, with its budget when the model has one. */
-export function planUntouched<T>(deps: PipelineDeps, input: PrepareInput, tokens: PlanTokens<T>, budget: number | undefined, identity?: Identity): RoutePlan<T> {
+export function planUntouched<T>(deps: PipelineDeps, input: PrepareInput, tokens: PlanTokens<T>, budget: Budget | undefined, identity?: Identity): RoutePlan<T> {
   return createRoutePlan({ deps, log: input.log, tokens, model: input.model, budget, identity });
 }
 
 export async function planCompaction<T>(
   deps: PipelineDeps,
   input: PrepareInput & { model: ModelConfig },
-  request: { items: readonly T[]; wire: WireItems<T>; identity: Identity; counted: CountedItems<T>; budget: number },
+  request: { items: readonly T[]; wire: WireItems<T>; identity: Identity; counted: CountedItems<T>; budget: Budget },
 ): Promise<RoutePlan<T>> {
   const { model, log } = input;
   const { identity, counted, budget } = request;
+  if (identity.keepsRecords) {
+    const vouched = callerOf(input.req).kind !== 'credential';
+    log.target = { key: { tenant: identity.tenant, conversation: identity.conversation }, id: identity.id ?? null, route: request.wire.route, vouched };
+  }
   // Forwarded first, it is below both lines by proof: nothing to choose, store or prepare.
   if (input.forwardedFirst) return planUntouched(deps, input, counted, budget, identity);
   const ctx = stepContext(deps, input, model, counted.counter, identity);
@@ -64,19 +71,23 @@ export async function planCompaction<T>(
       countItem: counted.countItem,
       wire: request.wire,
       codec: summaryCodec(deps.secret, identity.tenant),
+      ...(ctx.audit ? { projectedSummaryTokens: model.compaction.summary_max_tokens } : {}),
     }),
     ctx.pause,
   );
-  const decision = await decide(ctx, a, budget);
-  return createRoutePlan({ deps, log, tokens: counted, model, budget, identity, compaction: { ctx, a, decision, budget, bytes: input.bytes } });
+  const decision = await decide(ctx, a, budget.budget);
+  return createRoutePlan({ deps, log, tokens: counted, model, budget, identity, compaction: { ctx, a, decision, budget: budget.budget, bytes: input.bytes } });
 }
 
 function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig, counter: TokenCounter, identity: Identity): StepContext {
+  const key = { tenant: identity.tenant, conversation: identity.conversation };
+  const audit = model.compaction.mode === 'audit';
   return {
     deps,
     model,
     identity,
-    key: { tenant: identity.tenant, conversation: identity.conversation },
+    key: audit ? auditKey(key, deps.secret) : key,
+    audit,
     counter,
     // A caller that keeps no records (anonymous) reads and writes none: the engine checks this one flag.
     keepsRecords: identity.keepsRecords,

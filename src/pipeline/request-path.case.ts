@@ -1,21 +1,26 @@
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
+import { admit } from '../auth/caller.js';
 import { CredentialProofs } from '../auth/credential-proofs.js';
 import { TenantBudget } from '../background/tenant-budget.js';
 import { chatWire } from '../chat/items.js';
+import { pinnedTask } from '../compaction/plan.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import { type Config, type ModelConfig, parseConfig } from '../config/config.js';
+import { modelSchema } from '../config/schema.js';
 import { messageHash } from '../conversation/canonical.js';
 import type { Identity } from '../conversation/identify.js';
 import { type FakeUpstream, type RecordedRequest, startFakeUpstream } from '../dev/fake-upstream.js';
 import type { ChatMessage } from '../messages/types.js';
+import { createEventRecorder } from '../events/recorder.js';
 import { createLogger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import { newRequestLog } from '../observability/request-log.js';
 import { MemoryStore } from '../store/memory-store.js';
 import type { ConversationRecord } from '../store/store.js';
 import { createSummarizer } from '../summarizer/client.js';
+import { resolveBudget } from '../tokens/budget.js';
 import { createTokenCounter } from '../tokens/counter.js';
 import { createUpstreamRegistry } from '../upstream/client.js';
 import { analyze } from './analyze.js';
@@ -24,6 +29,7 @@ import type { PipelineDeps } from './pipeline-deps.js';
 import { type CountedItems, planCompaction } from './prepare.js';
 import { createRecords } from './records.js';
 import { describeCheckpoint } from './span-checkpoint.js';
+import { planRules } from './plan-rules.js';
 import { createTokenService } from './token-service.js';
 
 // The request path below a route's counting, as recap serves it: planCompaction() → decide() with
@@ -47,6 +53,8 @@ export interface PathRules {
   clearing: { keep_last_steps: number; min_tokens: number } | null;
   /** The identifier ledger appended to summaries (on by default in recap). */
   ledger?: boolean;
+  /** compaction.task_max_share: the opening task stays in every view up to this share of the budget. */
+  task_max_share: number;
 }
 
 export interface PathScenario {
@@ -108,7 +116,8 @@ function upstreamsOf(fake: FakeUpstream) {
   return { fake: { base_url: fake.url }, paid: { base_url: fake.url, api_key: 'sk-recap-own-key' } };
 }
 
-function configFor(fake: FakeUpstream, s: PathScenario, n: number): Config {
+/** A process's config with one model (in the shape config/schema.ts gives it) and this scenario's background settings. */
+function configFor(base: Config, s: PathScenario, n: number): Config {
   const r = s.rules;
   const compaction = {
     strategy: 'summarize',
@@ -117,18 +126,19 @@ function configFor(fake: FakeUpstream, s: PathScenario, n: number): Config {
     target_ratio: r.target_ratio,
     summary_max_tokens: r.summary_max_tokens,
     keep_instructions: r.keep_instructions,
+    task_max_share: r.task_max_share,
     ledger: r.ledger ?? false,
     clear_tool_results: r.clearing ? { keep_last_steps: r.clearing.keep_last_steps, min_tokens: r.clearing.min_tokens } : { enabled: false },
   };
   // The model's upstream has a name of its own per session: the credential proofs recap keeps
   // (per caller and upstream) then start afresh in every session.
-  const raw = {
-    server: { secret: SECRET },
-    upstreams: { ...upstreamsOf(fake), [`model-${n}`]: { base_url: fake.url } },
-    models: [{ match: 'gpt-test', upstream: `model-${n}`, context_window: s.budget + 1000, max_output_tokens: 1000, compaction }],
-    background: { enabled: s.background ?? false, ...(s.allowanceSpent ? { tenant_tokens_per_window: 1 } : {}) },
+  const upstream = `model-${n}`;
+  return {
+    ...base,
+    upstreams: { ...base.upstreams, [upstream]: base.upstreams.fake! },
+    models: [modelSchema.parse({ match: 'gpt-test', upstream, context_window: s.budget + 1000, max_output_tokens: 1000, compaction })],
+    background: { ...base.background, enabled: s.background ?? false, ...(s.allowanceSpent ? { tenant_tokens_per_window: 1 } : {}) },
   };
-  return parseConfig(JSON.stringify(raw), 'request-path.json', {});
 }
 
 /** Warnings recap logged, read back for the reasons it gives. */
@@ -156,22 +166,23 @@ export async function startRequestPath(): Promise<RequestPath> {
   // What lives for the whole process in recap, shared by the sessions as by a process's requests.
   const base = parseConfig(JSON.stringify({ server: { secret: SECRET }, upstreams: upstreamsOf(fake), models: [] }), 'request-path.json', {});
   const metrics = createMetrics();
+  const warnings = new Warnings();
+  const logger = createLogger('warn', warnings);
   const counter = createTokenCounter({ encoding: 'o200k_base' });
   const tokens = createTokenService(base, metrics);
   const upstreams = createUpstreamRegistry(base);
   const summarizer = createSummarizer(upstreams);
-  const proofs = new CredentialProofs({ config: base, secret: SECRET, store: new MemoryStore({ ttlMs: 60_000, maxConversations: 1000 }) });
+  // One store, as in a process: each session's conversation is a key of its own.
+  const store = new MemoryStore({ ttlMs: 600_000, maxConversations: 10_000 });
+  const proofs = new CredentialProofs({ config: base, secret: SECRET, store });
   let sessions = 0;
 
   return {
     fake,
     session(s) {
       const n = ++sessions;
-      const config = configFor(fake, s, n);
+      const config = configFor(base, s, n);
       const model = config.models[0] as ModelConfig;
-      const warnings = new Warnings();
-      const logger = createLogger('warn', warnings);
-      const store = new MemoryStore({ ttlMs: 60_000, maxConversations: 100 });
       const records = createRecords(store, metrics, logger, { perBranch: config.store.max_checkpoints, total: config.store.max_checkpoints * config.store.max_branches });
       const tenantBudget = new TenantBudget({ tokensPerWindow: config.background.tenant_tokens_per_window, windowMs: 3_600_000, store });
       if (s.allowanceSpent) tenantBudget.record(TENANT, 10);
@@ -183,6 +194,7 @@ export async function startRequestPath(): Promise<RequestPath> {
         tenantBudget,
         proofs,
         metrics,
+        events: createEventRecorder({ config: config.events, events: store.events, metrics, logger }),
         logger,
         secret: SECRET,
       };
@@ -199,6 +211,7 @@ export async function startRequestPath(): Promise<RequestPath> {
       };
       const req = new IncomingMessage(new Socket());
       req.headers = { authorization: 'Bearer sk-caller' };
+      admit(req, { anonymous: 'off' });
 
       return {
         async storeCheckpoint(messages, cp) {
@@ -206,11 +219,12 @@ export async function startRequestPath(): Promise<RequestPath> {
           const a = analyze({ items: messages, tokens: c.perItem, hashes: c.hashes, primingTokens: 3, countItem: s.count, wire: chatWire, codec: summaryCodec(SECRET, TENANT) });
           const unit = a.seg.units.find((u) => u.start >= cp.covered && u.start > 0);
           if (!unit || unit.start >= a.rest.length) return false;
-          // What such a cut keeps verbatim: the later instructions before it and the task of its round.
+          // What such a cut keeps verbatim: the later instructions before it, the task of its round, the opening task.
           const round = a.seg.rounds[unit.round]!;
           const head = round.head !== null && round.head < a.seg.units.indexOf(unit) ? [a.seg.units[round.head]!.start] : [];
           const instructions = s.rules.keep_instructions ? a.seg.kinds.flatMap((k, i) => (k === 'instruction' && i < unit.start ? [i] : [])) : [];
-          const kept = [...instructions, ...head].sort((x, y) => x - y);
+          const task = pinnedTask(a.layout, planRules(model.compaction), s.budget).filter((i) => i < unit.start);
+          const kept = [...new Set([...instructions, ...head, ...task])].sort((x, y) => x - y);
           return records.add(key, describeCheckpoint(a, { covered: unit.start, kept, cleared: [] }, cp.summary, 'test'), a.links);
         },
         async send(messages) {
@@ -219,7 +233,9 @@ export async function startRequestPath(): Promise<RequestPath> {
           const reasons = warnings.reasons.length;
           const callsBefore = sessionCalls.length;
           const input = { req, model, signal: new AbortController().signal, log, forwardedFirst: false, bytes: 0 };
-          const plan = await planCompaction(deps, input, { items: messages, wire: chatWire, identity, counted: counted(messages), budget: s.budget });
+          // The route's budget rule, here without tools: the model's window was set to make it s.budget.
+          const budget = resolveBudget(model, {}, 0);
+          const plan = await planCompaction(deps, input, { items: messages, wire: chatWire, identity, counted: counted(messages), budget });
           const outcome: PathOutcome = { action: plan.headers['x-recap-action']!, inlineCalls: sessionCalls.length - callsBefore, view: plan.view ?? messages };
           await plan.afterSuccess(200, undefined);
           await background.idle();
@@ -230,7 +246,10 @@ export async function startRequestPath(): Promise<RequestPath> {
         async record() {
           return store.load(key);
         },
-        close: () => background.close(),
+        async close() {
+          await background.close();
+          await shared.events.close();
+        },
       };
     },
     async close() {

@@ -2,7 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestLog } from '../observability/request-log.js';
 import type { ModelConfig } from '../config/config.js';
 import type { Identity } from '../conversation/identify.js';
+import type { Budget } from '../tokens/budget.js';
 import type { Analysis } from './analyze.js';
+import { auditActionOf } from './audit.js';
 import type { Decision } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import type { StepContext } from './step-context.js';
@@ -46,18 +48,23 @@ export interface PlanInput<T> {
   log: RequestLog;
   tokens: PlanTokens<T>;
   model: ModelConfig | undefined;
-  /** The prompt budget, when the model has a config. */
-  budget?: number;
+  /** The budget, when the model has a config: `prompt` (tool definitions included) is x-recap-budget. */
+  budget?: Budget | undefined;
   /** Who asked, when the model compacts (a 2xx proves the caller's credential: auth/credential-proofs.ts). */
   identity?: Identity;
-  /** Absent when the model has no compaction (unconfigured or strategy off). */
+  /** Absent when the model has no compaction (unconfigured or strategy off); `budget`: the messages' (tools taken out). */
   compaction?: { ctx: StepContext; a: Analysis<T>; decision: Decision<T>; budget: number; bytes: number };
 }
 
 export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity, compaction }: PlanInput<T>): RoutePlan<T> {
   const decision = compaction?.decision;
-  const action = decision?.action ?? 'none';
-  const tokensOut = decision?.view ? decision.viewTokens + tokens.toolsTokens : tokens.tokensIn;
+  // Audit mode (audit.ts): the decision is what enforcing would have done, the client's bytes go.
+  const audit = model?.compaction.mode === 'audit';
+  const view = audit ? null : (decision?.view ?? null);
+  const action = audit ? 'none' : (decision?.action ?? 'none');
+  // What the decision's view holds: forwarded, or in audit mode projected.
+  const planned = decision?.view ? decision.viewTokens + tokens.toolsTokens : tokens.tokensIn;
+  const tokensOut = view ? planned : tokens.tokensIn;
   const label = model?.match ?? 'unconfigured';
   deps.metrics.actions.inc({ model: label, action });
   deps.metrics.tokensIn.inc({ model: label }, tokens.tokensIn);
@@ -65,18 +72,28 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
   deps.metrics.tokensSaved.inc({ model: label }, Math.max(0, tokens.tokensIn - tokensOut));
   log.action = action;
   log.tokensOut = tokensOut;
-  if (compaction && tokensOut > compaction.budget) {
-    // Only the newest step (with the pinned block and the task) is left, and it does not fit.
-    deps.metrics.overBudget.inc({ model: label });
-    deps.logger.warn({ conversation: log.conversation, tokensOut, budget: compaction.budget }, 'request over budget: the newest step alone does not fit; forwarded as it is');
-  }
-
+  log.budget = budget?.prompt;
+  log.cleared = decision ? (decision.stubs ?? decision.base.cleared.size) : 0;
   const headers: Record<string, string> = {
     'x-recap-action': action,
     'x-recap-tokens-in': String(tokens.tokensIn),
-    'x-recap-tokens-out': String(tokensOut),
+    'x-recap-tokens-out': String(planned),
   };
-  if (budget !== undefined) headers['x-recap-budget'] = String(budget);
+  if (audit) {
+    const audited = auditActionOf(decision);
+    log.audit = audited;
+    log.projectedTokensOut = planned;
+    headers['x-recap-audit'] = audited;
+    deps.metrics.auditActions.inc({ model: label, audit: audited });
+    deps.metrics.projectedTokensSaved.inc({ model: label }, Math.max(0, tokens.tokensIn - planned));
+  }
+  // Both sides count the tool definitions: what went (or would go) upstream against what the window leaves the prompt.
+  if (compaction && budget && planned > budget.prompt) {
+    // Only the newest step (with the pinned block and the task) is left, and it does not fit.
+    deps.metrics.overBudget.inc({ model: label });
+    deps.logger.warn({ conversation: log.conversation, tokensOut: planned, budget: budget.prompt }, 'request over budget: the newest step alone does not fit; forwarded as it is');
+  }
+  if (budget !== undefined) headers['x-recap-budget'] = String(budget.prompt);
   let settled = false;
   const release = async () => {
     if (compaction && decision?.claim) await deps.records.unlock(compaction.ctx.key, decision.claim.id, decision.claim.token);
@@ -89,7 +106,7 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
   };
 
   return {
-    view: decision?.view ?? null,
+    view,
     headers,
     observe(status, responseHeaders) {
       // Only models that calibrate need the reported usage; the others skip reading the reply.
@@ -109,7 +126,7 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
         await release();
       }
       const reported = observer?.promptTokens();
-      if (model && reported !== undefined) deps.tokens.observe(model, tokens.rawOut(decision?.view ?? null), reported);
+      if (model && reported !== undefined) deps.tokens.observe(model, tokens.rawOut(view), reported);
       if (ok && compaction) deps.background.consider(compaction.ctx, compaction.a, compaction.decision, compaction.budget, compaction.bytes);
     },
     abandon: takeBack,

@@ -1,9 +1,11 @@
 import type { ChatMessage } from '../messages/types.js';
 import type { Cut } from '../compaction/plan.js';
+import { openingTaskSpan } from '../compaction/units.js';
 import { acceptSummary } from '../compaction/validate-summary.js';
 import { countLedger } from '../observability/metrics.js';
 import type { Checkpoint } from '../store/store.js';
 import type { Analysis } from './analyze.js';
+import { PROJECTED_SUMMARY } from './audit.js';
 import type { Base } from './choose-view.js';
 import { makeSummary } from './make-summary.js';
 import type { StepContext } from './step-context.js';
@@ -15,6 +17,10 @@ import type { StepContext } from './step-context.js';
 export type SpanCheckpoint = { ok: true; checkpoint: Checkpoint } | { ok: false; reason: string };
 
 export type Strategy = 'summarize' | 'template' | 'window';
+
+function* range(start: number, end: number): Iterable<number> {
+  for (let i = start; i < end; i++) yield i;
+}
 
 function sumOf(tokens: readonly number[], indices: Iterable<number>): number {
   let sum = 0;
@@ -57,7 +63,12 @@ export async function checkpointForCut<T>(
   signal: AbortSignal,
 ): Promise<SpanCheckpoint> {
   const { compaction } = ctx.model;
+  // What enforcing would have written, without the call: projected at its limit (audit.ts).
+  if (ctx.audit && strategy === 'summarize') return { ok: true, checkpoint: describeCheckpoint(a, cut, PROJECTED_SUMMARY, 'projected') };
   const evictedTokens = sumOf(a.layout.tokens, cut.evicted);
+  // The opening task taken in by this summary (too large to stay verbatim): the summary says so.
+  const task = openingTaskSpan(a.seg);
+  const openingTaskTokens = task !== null && cut.evicted.includes(task.start) ? sumOf(a.layout.tokens, range(task.start, task.end)) : undefined;
   const evicted = cut.evicted.flatMap((i): ChatMessage[] => {
     const m = a.wire.asChat(a.rest[i]!);
     return m ? [m] : [];
@@ -69,6 +80,7 @@ export async function checkpointForCut<T>(
     previous: base.summary,
     evicted,
     evictedTokens,
+    ...(openingTaskTokens === undefined ? {} : { openingTaskTokens }),
     countText: ctx.counter.countText,
     summarizer: ctx.deps.summarizer,
     defaultUpstream: ctx.model.upstream,

@@ -22,6 +22,8 @@ export interface StepContext {
   counter: TokenCounter;
   /** False for a caller whose records recap neither keeps nor reads. */
   keepsRecords: boolean;
+  /** Audit mode: `key` is the audit checkpoints' key, and a summary is projected, never made (audit.ts). */
+  audit: boolean;
   log: RequestLog;
   signal: AbortSignal;
   /** Where the engine's work on a big request yields to the event loop. */
@@ -39,6 +41,13 @@ export function summarizerRecorder(deps: PipelineDeps, model: ModelConfig, tenan
     deps.metrics.summarizerDuration.observe({ mode }, ms / 1000);
     deps.metrics.summarizerTokens.inc({ direction: 'total' }, result.summarizerTokens);
     deps.tenantBudget.record(tenant, result.summarizerTokens);
-    if (mode === 'inline' && log) log.summarizerMs = Math.round(ms);
+    if (mode === 'inline' && log) {
+      log.summarizerMs = Math.round(ms);
+      log.summarizerCalls = (log.summarizerCalls ?? 0) + result.calls;
+      log.summarizerTokens = (log.summarizerTokens ?? 0) + result.summarizerTokens;
+    } else {
+      // Spent for no request in particular: the overview counts it all the same.
+      deps.events.spend(tenant, model.match, result.calls, result.summarizerTokens);
+    }
   };
 }

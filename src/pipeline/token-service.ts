@@ -3,7 +3,7 @@ import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import { messageHash } from '../conversation/canonical.js';
 import type { Config, ModelConfig } from '../config/config.js';
 import type { Metrics } from '../observability/metrics.js';
-import { type OutputLimits, resolveBudget } from '../tokens/budget.js';
+import { type Budget, type OutputLimits, resolveBudget } from '../tokens/budget.js';
 import { createTokenCache } from '../tokens/cache.js';
 import { createCalibration } from '../tokens/calibration.js';
 import { createTokenCounter, type TokenCounter } from '../tokens/counter.js';
@@ -19,7 +19,7 @@ export interface TokenService {
   memo: ConversationMemo;
   /** Multiplies an estimate by the model's calibration factor, where calibration applies. */
   scaleFor(model: ModelConfig | undefined): (tokens: number) => number;
-  budgetFor(model: ModelConfig, req: OutputLimits, toolsTokens: number): number;
+  budgetFor(model: ModelConfig, req: OutputLimits, toolsTokens: number): Budget;
   /** The upstream reported `actual` prompt tokens for a prompt recap estimated (uncalibrated) at `estimated`. */
   observe(model: ModelConfig, estimated: number, actual: number): void;
 }
@@ -52,7 +52,7 @@ export function createTokenService(config: Config, metrics: Metrics): TokenServi
       const f = calibration.factor(model.match);
       return f === 1 ? identity : (t) => Math.ceil(t * f);
     },
-    budgetFor: (model, req, toolsTokens) => resolveBudget(model, req, toolsTokens).budget,
+    budgetFor: (model, req, toolsTokens) => resolveBudget(model, req, toolsTokens),
     observe(model, estimated, actual) {
       calibration.observe(model.match, estimated, actual);
       metrics.calibration.set({ model: model.match }, calibration.factor(model.match));

@@ -7,7 +7,7 @@ import type { NeutralItem } from '../compaction/items.js';
  */
 export interface WireItems<T> {
   /** A conversation's records are kept per route. */
-  readonly route: string;
+  readonly route: 'chat' | 'responses';
   describe(item: T): NeutralItem;
   /** The item that carries recap's summary: `sealed` is the summary codec's text. */
   summaryItem(sealed: string): T;

@@ -1,6 +1,8 @@
 import type { ChatMessage, ContentPart } from '../messages/types.js';
 import { clearedStubText } from '../compaction/clearing.js';
 import type { NeutralItem } from '../compaction/items.js';
+import { withMember } from '../json/splice.js';
+import { stringifyJson } from '../json/stringify.js';
 import type { WireItems } from '../pipeline/wire.js';
 import type { ResponseItem } from './types.js';
 
@@ -9,13 +11,17 @@ import type { ResponseItem } from './types.js';
 // a step whose outputs (`*_output` with the same `call_id`) belong to it; `reasoning` is assistant
 // output and travels with the step it precedes, so it is kept or dropped with it and never altered.
 // For the summarizer's transcript, the template and the ledger, items are read as chat messages;
-// reasoning is never shown to them as text.
+// reasoning is never shown to them as text. Values a client sent are written as JSON without
+// recursion (json/stringify.ts): arguments, inputs and outputs may nest thousands of levels deep.
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
+/** The item's type; an item without one is a message when it has a role. A type that is not a string is no type recap knows. */
 function kindOf(item: ResponseItem): string {
-  return item.type ?? (item.role !== undefined ? 'message' : 'unknown');
+  const type: unknown = item.type;
+  if (type === undefined || type === null) return item.role !== undefined ? 'message' : 'unknown';
+  return typeof type === 'string' ? type : 'unknown';
 }
 
 function isOutput(type: string): boolean {
@@ -50,12 +56,12 @@ function chatParts(content: unknown): string | ContentPart[] {
       return { type: 'image_url', image_url: { url: str(p.image_url) ?? '', ...(p.detail === 'low' || p.detail === 'high' ? { detail: p.detail } : {}) } };
     if (p.type === 'input_file') return { type: 'file' };
     if (p.type === 'input_audio') return { type: 'input_audio' };
-    return { type: String(p.type ?? 'unknown') };
+    return { type: str(p.type) ?? 'unknown' };
   });
 }
 
 function toolCall(id: string, name: string, args: unknown): ChatMessage {
-  return { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) } }] };
+  return { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: typeof args === 'string' ? args : stringifyJson(args ?? {}) } }] };
 }
 
 /**
@@ -73,7 +79,7 @@ export function asChatMessage(item: ResponseItem): ChatMessage {
     return {
       role: 'tool',
       tool_call_id: str(item.call_id) ?? str(item['approval_request_id']) ?? '',
-      content: typeof output === 'string' ? output : Array.isArray(output) ? chatParts(output) : JSON.stringify(output),
+      content: typeof output === 'string' ? output : Array.isArray(output) ? chatParts(output) : stringifyJson(output),
     };
   }
   if (type === 'reasoning') {
@@ -93,12 +99,12 @@ export const responsesWire: WireItems<ResponseItem> = {
   sealedTextOf(item) {
     if (kindOf(item) !== 'message' || item.role !== 'system') return null;
     const content = chatParts(item.content);
-    return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? String(p.text) : '')).join('\n');
+    return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('\n');
   },
   cleared(item, toolName, tokens) {
     // Only a text output can be stubbed; any other (a screenshot, say) is left as it is.
     if (typeof item.output !== 'string' && !Array.isArray(item.output)) return item;
-    return { ...item, output: clearedStubText(toolName, str(item.call_id), tokens) };
+    return withMember(item, 'output', clearedStubText(toolName, str(item.call_id), tokens));
   },
   asChat: (item) => (kindOf(item) === 'reasoning' ? null : asChatMessage(item)),
 };

@@ -2,6 +2,7 @@ import type { ModelConfig } from '../config/config.js';
 import type { AppDeps } from '../runtime/deps.js';
 import type { WireRoute } from '../http/compacting-handler.js';
 import { spliceArray } from '../json/splice.js';
+import { responsesStreamEnd } from './stream-end.js';
 import { type ResponsesBody, isCompactable, readResponsesRequest } from './parse-request.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
@@ -19,5 +20,6 @@ export function responsesRoute(deps: AppDeps): WireRoute<ResponsesRequest, Respo
     compaction: deps.responses,
     // Compacted requests always have an `input` array (isCompactable).
     withView: (parsed, view) => spliceArray(parsed, 'input', parsed.body.input as ResponseItem[], view),
+    streamEnd: responsesStreamEnd,
   };
 }

@@ -2,6 +2,7 @@ import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import type { RouteCompaction } from '../pipeline/prepare.js';
 import type { ResponseItem, ResponsesRequest } from '../responses/types.js';
 import type { Config, ModelConfig } from '../config/config.js';
+import type { EventRecorder } from '../events/recorder.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Records } from '../pipeline/records.js';
@@ -23,6 +24,7 @@ export interface AppDeps {
   responses: RouteCompaction<ResponsesRequest, ResponseItem>;
   metrics: Metrics;
   records: Records;
+  events: EventRecorder;
   /** Key of the tenant and conversation hashes (the inspection endpoints need it too). */
   secret: string;
   readiness(): Promise<{ ready: boolean; store: string }>;

@@ -6,6 +6,7 @@ import { openRelayWarning } from '../auth/open-relay.js';
 import { TenantBudget } from '../background/tenant-budget.js';
 import type { Config } from '../config/config.js';
 import { clientTenant } from '../conversation/identify.js';
+import { createEventRecorder, type EventRecorder } from '../events/recorder.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { type BackgroundCompactor, createBackgroundCompactor } from '../pipeline/background.js';
@@ -25,6 +26,7 @@ export interface Runtime {
   metrics: Metrics;
   upstreams: UpstreamRegistry;
   records: Records;
+  events: EventRecorder;
   compaction: RouteCompaction<ChatRequest, ChatMessage>;
   responses: RouteCompaction<ResponsesRequest, ResponseItem>;
   background: BackgroundCompactor;
@@ -53,13 +55,17 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const metrics = createMetrics();
   const upstreams = createUpstreamRegistry(config);
   let lastStoreError = 0;
-  const store = await createStore(config.store, {
-    onError: (err) => {
-      // Redis repeats its connection error on every retry; one line per 10 s is enough.
-      if (Date.now() - lastStoreError > 10_000) logger.warn({ err: err.message }, 'store unreachable; serving without records');
-      lastStoreError = Date.now();
+  const store = await createStore(
+    config.store,
+    {
+      onError: (err) => {
+        // Redis repeats its connection error on every retry; one line per 10 s is enough.
+        if (Date.now() - lastStoreError > 10_000) logger.warn({ err: err.message }, 'store unreachable; serving without records');
+        lastStoreError = Date.now();
+      },
     },
-  });
+    { perConversation: config.events.max_per_conversation, conversations: config.events.max_conversations },
+  );
   const { max_checkpoints: perBranch, max_branches: branches } = config.store;
   const records = createRecords(store, metrics, logger, { perBranch, total: perBranch * branches });
   const tokens = createTokenService(config, metrics);
@@ -80,7 +86,8 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     onStoreError,
   });
   const proofs = new CredentialProofs({ config, secret, store, onStoreError });
-  const shared = { config, records, tokens, summarizer, tenantBudget, proofs, metrics, logger, secret };
+  const events = createEventRecorder({ config: config.events, events: store.events, metrics, logger });
+  const shared = { config, records, tokens, summarizer, tenantBudget, proofs, metrics, events, logger, secret };
   const background = createBackgroundCompactor(shared);
   const compaction = createChatCompaction({ ...shared, background });
   const responses = createResponsesCompaction({ ...shared, background });
@@ -89,6 +96,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     metrics,
     upstreams,
     records,
+    events,
     compaction,
     responses,
     background,
@@ -104,6 +112,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     },
     async close() {
       await background.close();
+      await events.close();
       await upstreams.close();
       await store.close();
     },

@@ -1,4 +1,5 @@
 import type { StoreConfig } from '../config/schema.js';
+import type { EventLimits } from './event-log.js';
 import { MemoryStore } from './memory-store.js';
 import { RedisStore } from './redis-store.js';
 import type { Store } from './store.js';
@@ -12,8 +13,8 @@ export interface CreateStoreHooks {
  * Redis when `store.url` is set (REDIS_URL overrides it in config.ts), else the in-memory store.
  * Resolves even when Redis is unreachable: recap then serves without records until it returns.
  */
-export async function createStore(config: StoreConfig, hooks: CreateStoreHooks = {}): Promise<Store> {
-  const limits = { ttlMs: config.ttl_seconds * 1000 };
+export async function createStore(config: StoreConfig, hooks: CreateStoreHooks = {}, events?: EventLimits): Promise<Store> {
+  const limits = { ttlMs: config.ttl_seconds * 1000, events };
   if (config.url === undefined) {
     return new MemoryStore({ ...limits, maxConversations: config.memory_max_conversations });
   }

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { conversationTag } from './conversation-tag.js';
+import { DEFAULT_EVENT_LIMITS } from './event-log.js';
+import { MemoryEventLog } from './memory-event-log.js';
 import type { CheckpointEdit, ConversationKey, ConversationRecord, LockClaim, LockHolder, LockTable, Store, StoreLimits, UpdateResult } from './store.js';
 import { acceptedKey, spendKey, spendTtlMs } from './tenant-keys.js';
 
@@ -22,6 +24,7 @@ interface Locks {
 
 export class MemoryStore implements Store {
   readonly kind = 'memory' as const;
+  readonly events: MemoryEventLog;
   private readonly records: LRUCache<string, ConversationRecord>;
   // Bounded like the records, so abandoned lock tables cannot pile up.
   private readonly locks: LRUCache<string, Locks>;
@@ -30,6 +33,7 @@ export class MemoryStore implements Store {
     this.records = new LRUCache({ max: options.maxConversations, ttl: options.ttlMs, updateAgeOnGet: true });
     this.locks = new LRUCache({ max: options.maxConversations });
     this.tenantEntries = new LRUCache({ max: options.maxConversations });
+    this.events = new MemoryEventLog({ ...(options.events ?? DEFAULT_EVENT_LIMITS), ttlMs: options.ttlMs, maxConversations: options.maxConversations });
   }
 
   async load(key: ConversationKey): Promise<ConversationRecord | null> {
@@ -85,6 +89,7 @@ export class MemoryStore implements Store {
     this.records.clear();
     this.locks.clear();
     this.tenantEntries.clear();
+    this.events.clear();
   }
 
   /** The conversation's lock table with expired locks dropped (which counts as a change). */

@@ -1,6 +1,8 @@
 import { conversationTag } from './conversation-tag.js';
 import { newLockToken, ReleaseRetries } from './lock-release.js';
 import { withDeadline } from './deadline.js';
+import { DEFAULT_EVENT_LIMITS } from './event-log.js';
+import { RedisEventLog } from './redis-event-log.js';
 import { CONNECT_TIMEOUT_MS, createRedisClient, whenConnected } from './redis-client.js';
 import { defineRecapScripts, type ScriptedClient } from './redis-scripts.js';
 import { acceptedKey, spendKey, spendTtlMs } from './tenant-keys.js';
@@ -39,6 +41,7 @@ export interface RedisStoreOptions extends StoreLimits {
 
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
+  readonly events: RedisEventLog;
   private readonly client: ScriptedClient;
   // Set by an error or a lost connection, cleared by 'ready': tells "down" from "still starting".
   private troubled = false;
@@ -54,6 +57,12 @@ export class RedisStore implements Store {
 
   constructor(private readonly options: RedisStoreOptions) {
     this.client = defineRecapScripts(createRedisClient(options.url, options.commandTimeoutMs));
+    this.events = new RedisEventLog(this.client, {
+      ...(options.events ?? DEFAULT_EVENT_LIMITS),
+      keyPrefix: options.keyPrefix,
+      ttlMs: options.ttlMs,
+      run: (operation, work) => this.run(operation, work),
+    });
     this.client.on('ready', () => {
       this.troubled = false;
     });

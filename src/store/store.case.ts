@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashChain } from '../conversation/canonical.js';
 import { addEdit, applies } from './checkpoints.js';
+import { runEventLogCases } from './event-log.case.js';
 import type { Checkpoint, CheckpointEdit, ConversationKey, Store, StoreLimits } from './store.js';
 
 // The store contract, run by every implementation (memory-store.test.ts, redis-store.test.ts,
@@ -343,4 +344,6 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
       await expect(store.markAccepted('a b', 1000)).rejects.toThrow(TypeError);
     });
   });
+
+  runEventLogCases(name, makeStore);
 }

@@ -1,3 +1,5 @@
+import type { EventLimits, EventLog } from './event-log.js';
+
 // What recap keeps per conversation, and the contract both stores (memory, Redis) honour.
 // The shared case suite (store.case.ts) is the executable form of this contract.
 
@@ -18,7 +20,7 @@ export interface Checkpoint {
   prefix?: number;
   /** Hash-chain link of exactly those `prefix` items (canonical.ts `hashChain`). */
   chainHash: string;
-  /** Items below `covered` kept verbatim (later instructions, the task of a cut round); absent: none. */
+  /** Items below `covered` kept verbatim (later instructions, the opening task, the task of a cut round); absent: none. */
   kept?: number[];
   /** Results in [covered, prefix) whose content is replaced by a stub; absent: none. */
   cleared?: number[];
@@ -83,6 +85,8 @@ export type StoreState = 'ready' | 'connecting' | 'down';
  */
 export interface Store {
   readonly kind: 'memory' | 'redis';
+  /** Per-request events, the conversation index and the overview's counts (event-log.ts). */
+  readonly events: EventLog;
   /** The record, or null; a hit refreshes its TTL. */
   load(key: ConversationKey): Promise<ConversationRecord | null>;
   /**
@@ -124,6 +128,8 @@ export interface Store {
 /** Limits every store shares; ms rather than the config's seconds so tests can use tiny TTLs. */
 export interface StoreLimits {
   ttlMs: number;
+  /** Bounds of the event log; absent: DEFAULT_EVENT_LIMITS. */
+  events?: EventLimits;
 }
 
 export class StoreUnavailableError extends Error {

@@ -26,4 +26,9 @@ describe('readSummarizerReply', () => {
   ])('rejects %s', (_name, body, reason) => {
     expect(readSummarizerReply(body)).toMatchObject({ ok: false, reason });
   });
+
+  it('reads an error nested thousands of levels deep as an error', () => {
+    const reply = readSummarizerReply(`{"error":${'{"a":['.repeat(20_000)}1${']}'.repeat(20_000)}}`);
+    expect(reply).toMatchObject({ ok: false, reason: 'error' });
+  });
 });

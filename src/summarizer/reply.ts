@@ -21,7 +21,8 @@ export function readSummarizerReply(body: string): ReadReply {
     return { ok: false, reason: 'error', detail: `summarizer reply is not JSON: ${body.slice(0, 200)}` };
   }
   if (json === null || typeof json !== 'object') return { ok: false, reason: 'error', detail: 'summarizer reply is not an object' };
-  if (json.error) return { ok: false, reason: 'error', detail: `summarizer answered an error: ${JSON.stringify(json.error).slice(0, 200)}` };
+  // Quoted from the body as sent: JSON.stringify of an error nested deep would overflow the stack.
+  if (json.error) return { ok: false, reason: 'error', detail: `summarizer answered an error: ${body.slice(0, 200)}` };
   const choice = json.choices?.[0];
   const refusal = choice?.message?.refusal;
   if (typeof refusal === 'string' && refusal !== '') return { ok: false, reason: 'refused', detail: 'summarizer refused' };

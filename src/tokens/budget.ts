@@ -1,7 +1,8 @@
 import type { ModelConfig } from '../config/schema.js';
 
 // How many prompt tokens a request may carry (design rule 3):
-// context_window − output reservation − tools tokens. The reservation is what the reply may use:
+// context_window − output reservation − tools tokens for its messages, context_window − output
+// reservation for the whole prompt (tool definitions included). The reservation is what the reply may use:
 // the request's max_completion_tokens, else its max_tokens, else its max_output_tokens (Responses
 // API), else the model's max_output_tokens.
 // An explicit `budget` in the model config replaces the whole computation (reservation and tools
@@ -20,6 +21,11 @@ export interface OutputLimits {
 export interface Budget {
   /** Tokens the messages (reply priming included) may use, tools already taken out; never negative. */
   budget: number;
+  /**
+   * Tokens the whole prompt may use, tool definitions included: what planning leaves the messages
+   * plus the tools. x-recap-budget, measured like x-recap-tokens-out (which counts the tools too).
+   */
+  prompt: number;
   /** Tokens kept free for the reply. */
   outputReservation: number;
   /** What decided the budget: the model's explicit budget, or where the reservation came from. */
@@ -43,9 +49,10 @@ function reservation(model: ModelConfig, req: OutputLimits): { tokens: number; s
 
 export function resolveBudget(model: ModelConfig, req: OutputLimits, toolsTokens: number): Budget {
   const reserved = reservation(model, req);
+  const tools = Math.max(0, toolsTokens);
   if (model.budget !== undefined) {
-    return { budget: model.budget, outputReservation: reserved.tokens, source: 'model_budget' };
+    return { budget: model.budget, prompt: model.budget + tools, outputReservation: reserved.tokens, source: 'model_budget' };
   }
-  const budget = Math.max(0, model.context_window - reserved.tokens - Math.max(0, toolsTokens));
-  return { budget, outputReservation: reserved.tokens, source: reserved.source };
+  const prompt = Math.max(0, model.context_window - reserved.tokens);
+  return { budget: Math.max(0, prompt - tools), prompt, outputReservation: reserved.tokens, source: reserved.source };
 }

@@ -37,8 +37,9 @@ describe('countRequest', () => {
     // The OpenAI cookbook's API count for this request on gpt-4o.
     expect(result.prompt_tokens).toBe(101);
     const counter = createTokenCounter({ encoding: 'o200k_base' });
-    const tools = counter.countTools(body);
-    expect(result.budget).toBe(128_000 - 1_000 - tools);
+    // Measured like prompt_tokens, tool definitions included: the window minus the reply (the request's max_tokens).
+    expect(result.tools_tokens).toBe(counter.countTools(body));
+    expect(result.budget).toBe(128_000 - 1_000);
     expect(result.messages).toEqual([
       { index: 0, role: 'system', tokens: counter.countMessage(body.messages[0]!) },
       { index: 1, role: 'user', tokens: counter.countMessage(body.messages[1]!) },

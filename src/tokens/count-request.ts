@@ -17,7 +17,7 @@ export interface MessageTokens {
 export interface RequestCount {
   /** Messages (reply priming included) plus tools/functions/response_format definitions. */
   prompt_tokens: number;
-  /** Tokens the messages may use; null when no model config matches the request. */
+  /** Tokens the whole prompt may use, tools included (as x-recap-budget); null when no model config matches the request. */
   budget: number | null;
   /** The tokens that prime the reply (`<|start|>assistant<|message|>`), counted once per request. */
   priming_tokens: number;
@@ -40,7 +40,7 @@ export function countRequest(body: ChatRequest, model: ModelConfig | undefined, 
   const messageTokens = counts.perMessage.reduce((a, b) => a + b, 0);
   return {
     prompt_tokens: counts.total + toolsTokens,
-    budget: model === undefined ? null : resolveBudget(model, body, toolsTokens).budget,
+    budget: model === undefined ? null : resolveBudget(model, body, toolsTokens).prompt,
     priming_tokens: counts.total - messageTokens,
     tools_tokens: toolsTokens,
     messages: counts.perMessage.map((tokens, index) => ({ index, role: String(messages[index]?.role ?? ''), tokens })),

@@ -48,6 +48,13 @@ describe('span attributes', () => {
     expect(truncate('short', 10)).toBe('short');
   });
 
+  it('keep only the path of an absolute-form target: no credentials, no host', () => {
+    expect(pathOnly('http://USER:pw@host/v1/models?x=1')).toBe('/v1/models');
+    expect(pathOnly('//USER:pw@host/v1/models')).toBe('/v1/models');
+    expect(pathOnly('http://USER:pw@[bad/v1')).toBe('');
+    expect(pathOnly('*')).toBe('/*');
+  });
+
   it('name an error by its reason or code, never its message', () => {
     expect(errorType(Object.assign(new Error('said: my password is x'), { reason: 'timeout' }))).toBe('timeout');
     expect(errorType(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))).toBe('ECONNREFUSED');

@@ -12,10 +12,21 @@ export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-/** The path of a request target, without its query (which may carry anything). */
+/**
+ * The path of a request target, without its query (which may carry anything); of an absolute-form
+ * target (`http://user:pw@host/v1/models`) or any other that is not a path, only the path the URL
+ * parser reads from it: never its credentials or host.
+ */
 export function pathOnly(target: string, max = MAX_PATH): string {
-  const q = target.indexOf('?');
-  return truncate(q === -1 ? target : target.slice(0, q), max);
+  if (target.startsWith('/') && !target.startsWith('//')) {
+    const q = target.indexOf('?');
+    return truncate(q === -1 ? target : target.slice(0, q), max);
+  }
+  try {
+    return truncate(new URL(target, 'http://recap.invalid').pathname, max);
+  } catch {
+    return '';
+  }
 }
 
 export function spanName(log: Pick<RequestLog, 'method' | 'route'>): string {

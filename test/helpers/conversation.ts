@@ -74,11 +74,12 @@ export function overBudgetHistory(firstTurnExtra = ''): Msg[] {
  * How many checkpoints recap holds for a conversation, as its owner sees them through the inspection
  * API, once the turn that made one has settled it: a provisional checkpoint is confirmed or taken
  * back just after its turn's reply reached the client, so a read right after that reply waits for it.
+ * `route`: the route whose records to count (`chat` or `responses`).
  */
-export async function storedCheckpoints(recapUrl: string, conversation: string, apiKey = 'sk-test-key'): Promise<number> {
+export async function storedCheckpoints(recapUrl: string, conversation: string, apiKey = 'sk-test-key', route = 'chat'): Promise<number> {
   const deadline = Date.now() + 5_000;
   for (;;) {
-    const res = await fetch(`${recapUrl}/recap/v1/conversations/${encodeURIComponent(conversation)}`, { headers: { authorization: `Bearer ${apiKey}` } });
+    const res = await fetch(`${recapUrl}/recap/v1/conversations/${encodeURIComponent(conversation)}?route=${route}`, { headers: { authorization: `Bearer ${apiKey}` } });
     if (res.status === 404) return 0;
     if (res.status !== 200) throw new Error(`inspection answered ${res.status}`);
     const { checkpoints } = (await res.json()) as { checkpoints: { provisional: boolean }[] };

@@ -1,0 +1,35 @@
+import { headChars } from '../compaction/text.js';
+import type { RequestLog } from '../observability/request-log.js';
+import type { ConversationEvent } from '../store/event-log.js';
+
+// A request's event, from the log the request path filled in along the way. Only numbers, the
+// bounded enumerations recap itself sets (action, outcome, error code) and the model's name, cut:
+// no prompt text, no header, no credential. The event's size is bounded whatever the client sent.
+
+export const EVENT_MODEL_MAX_CHARS = 128;
+
+const round2 = (ms: number) => Math.round(ms * 100) / 100;
+
+export function eventFromLog(log: RequestLog, route: ConversationEvent['route'], at: number, durationMs: number): ConversationEvent {
+  const event: ConversationEvent = {
+    at,
+    route,
+    model: headChars(log.model ?? '', EVENT_MODEL_MAX_CHARS),
+    model_label: log.modelLabel ?? 'unconfigured',
+    action: log.action ?? 'none',
+    tokens_in: log.tokensIn ?? 0,
+    tokens_out: log.tokensOut ?? log.tokensIn ?? 0,
+    cleared: log.cleared ?? 0,
+    summarizer_calls: log.summarizerCalls ?? 0,
+    summarizer_tokens: log.summarizerTokens ?? 0,
+    recalls: log.recalls ?? 0,
+    latency_ms: round2(durationMs),
+    status: log.status ?? 0,
+  };
+  if (log.audit !== undefined) event.audit = log.audit;
+  if (log.projectedTokensOut !== undefined) event.projected_tokens_out = log.projectedTokensOut;
+  if (log.budget !== undefined) event.budget = log.budget;
+  if (log.outcome !== undefined) event.outcome = log.outcome;
+  if (log.error !== undefined) event.error = log.error;
+  return event;
+}

@@ -1,0 +1,97 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { admit, type Caller, type DoorPolicy } from '../auth/caller.js';
+import { clientTenant, keepsRecords, TENANT_HASH, tenantOfCaller } from '../conversation/identify.js';
+import { errors, RecapError } from '../errors.js';
+
+// Who reads recap's own API (/recap/v1/*) and so which tenants' data it sees. A caller sees its own
+// tenant's (its client key, or its credential). The admin token (server.admin_token, header
+// x-recap-admin-token) sees every tenant's and may name one; it opens /recap/v1/* on its own, with
+// or without a key, and never /v1/*: it forwards nothing and is never a tenant.
+
+export const ADMIN_HEADER = 'x-recap-admin-token';
+
+export interface Viewer {
+  admin: boolean;
+  /** The caller's own tenant, when it has one whose records are kept. */
+  tenant: string | null;
+  /** The configured client's name, when the caller is one. */
+  client?: string;
+}
+
+export interface ViewerPolicy {
+  door: DoorPolicy;
+  adminToken?: string;
+  secret: string;
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export function presentsAdminToken(headers: IncomingHttpHeaders, adminToken: string | undefined): boolean {
+  const presented = headers[ADMIN_HEADER];
+  return adminToken !== undefined && typeof presented === 'string' && sameSecret(presented, adminToken);
+}
+
+const viewers = new WeakMap<IncomingMessage, Viewer>();
+
+/** The door of /recap/v1/*: decides the viewer, or throws recap's 401 (no admin token and no valid key). */
+export function admitViewer(req: IncomingMessage, policy: ViewerPolicy): Viewer {
+  const admin = presentsAdminToken(req.headers, policy.adminToken);
+  let caller: Caller | undefined;
+  try {
+    caller = admit(req, policy.door);
+  } catch (err) {
+    // The admin token alone is enough; a key it comes with that is not valid gives it no tenant.
+    if (!admin || !(err instanceof RecapError)) throw err;
+  }
+  const viewer: Viewer = {
+    admin,
+    tenant: caller && keepsRecords(caller) ? tenantOfCaller(caller, policy.secret) : null,
+    ...(caller?.kind === 'client' ? { client: caller.client.name } : {}),
+  };
+  viewers.set(req, viewer);
+  return viewer;
+}
+
+export function viewerOf(req: IncomingMessage): Viewer {
+  const viewer = viewers.get(req);
+  if (!viewer) throw new Error('request was not admitted to /recap/v1');
+  return viewer;
+}
+
+export interface NamedTenant {
+  /** A configured client's name (admin only). */
+  client?: string;
+  /** A tenant hash (admin only). */
+  tenant?: string;
+}
+
+/** The tenant an admin names, if any; a caller without the admin token naming one finds nothing. */
+function namedTenant(viewer: Viewer, named: NamedTenant, secret: string, what: string): string | null {
+  if (named.tenant === undefined && named.client === undefined) return null;
+  if (!viewer.admin) throw errors.notFound(what);
+  if (named.client !== undefined) return clientTenant(named.client, secret);
+  // A tenant is a hash; anything else names no tenant (and must not reach the store as a key).
+  if (!TENANT_HASH.test(named.tenant!)) throw errors.invalidRequest('tenant must be a tenant hash: 43 base64url characters.', 'tenant');
+  return named.tenant!;
+}
+
+/** The one tenant a conversation is looked up in: the named one (admin), else the caller's own. */
+export function tenantToRead(viewer: Viewer, named: NamedTenant, secret: string): string {
+  const tenant = namedTenant(viewer, named, secret, 'Conversation') ?? viewer.tenant;
+  if (tenant !== null) return tenant;
+  if (viewer.admin) throw errors.invalidRequest('The admin token names the tenant: ?client=<name> or ?tenant=<tenant hash>.', 'tenant');
+  throw errors.unauthorized();
+}
+
+/** The tenants a listing covers: the named one, every tenant (null) for the admin, else the caller's own. */
+export function tenantsToList(viewer: Viewer, named: NamedTenant, secret: string): string | null {
+  const tenant = namedTenant(viewer, named, secret, 'Tenant');
+  if (tenant !== null || viewer.admin) return tenant;
+  if (viewer.tenant !== null) return viewer.tenant;
+  throw errors.unauthorized();
+}

@@ -1,0 +1,132 @@
+import type { ConversationKey } from './store.js';
+
+// What recap keeps of each request for the listing API and the dashboard, and the contract both
+// stores honour (event-log.case.ts runs it for memory, Redis and Redis Cluster). Numbers and names
+// only: no prompt text is ever part of an event, an entry or a count.
+
+/** One request of a conversation, written after its response ended. */
+export interface ConversationEvent {
+  /** ms since epoch, when the request ended. */
+  at: number;
+  route: 'chat' | 'responses';
+  /** As the client named it, cut (event-from-log.ts). */
+  model: string;
+  /** The model's config entry (`match`): what the overview groups by. */
+  model_label: string;
+  /** x-recap-action. */
+  action: string;
+  /** x-recap-audit, on a model in audit mode. */
+  audit?: string;
+  tokens_in: number;
+  /** What went upstream (in audit mode the client's own prompt: tokens_in). */
+  tokens_out: number;
+  /** Audit mode: what recap would have forwarded (x-recap-tokens-out). */
+  projected_tokens_out?: number;
+  budget?: number;
+  /** Tool results shown as stubs in the (projected) view. */
+  cleared: number;
+  summarizer_calls: number;
+  summarizer_tokens: number;
+  recalls: number;
+  latency_ms: number;
+  status: number;
+  outcome?: string;
+  error?: string;
+}
+
+export interface StoredEvent {
+  /** Orders the events of one conversation; the events page cursor. */
+  id: string;
+  event: ConversationEvent;
+}
+
+/** A conversation in the listing: what its events added up to. */
+export interface ConversationEntry {
+  tenant: string;
+  conversation: string;
+  /** The id as the client sent it, when it sent one and ids are kept (events.keep_ids); else null. */
+  id: string | null;
+  route: string;
+  model: string;
+  first_seen: number;
+  last_seen: number;
+  requests: number;
+  tokens_in: number;
+  tokens_out: number;
+  tokens_saved: number;
+  projected_tokens_saved: number;
+  last_action: string;
+  last_audit: string | null;
+}
+
+export interface EventLimits {
+  /** Events kept per conversation (the oldest go first). */
+  perConversation: number;
+  /** Conversations kept in each tenant's index, and in the index of all tenants. */
+  conversations: number;
+}
+
+export const DEFAULT_EVENT_LIMITS: EventLimits = { perConversation: 200, conversations: 10_000 };
+
+export type Resolution = 'minute' | 'hour';
+
+/** The overview's counts of one time bucket, by `<model label>|<metric>` (event-counts.ts). */
+export interface StatsBucket {
+  /** Start of the bucket, ms since epoch. */
+  at: number;
+  counts: Record<string, number>;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Pass it back for the next (older) page; null on the last one. */
+  next: string | null;
+}
+
+/** `tenant: null` is every tenant together (the admin's view). */
+export interface EventLog {
+  /** Appends the event to the conversation's log and adds it to its entry, its tenant's index and the counts. */
+  record(key: ConversationKey, event: ConversationEvent, id: string | null): Promise<void>;
+  /** Newest first. */
+  events(key: ConversationKey, page: { before?: string; limit: number }): Promise<Page<StoredEvent>>;
+  entry(key: ConversationKey): Promise<ConversationEntry | null>;
+  /** Newest last_seen first. */
+  conversations(tenant: string | null, page: { after?: string; limit: number }): Promise<Page<ConversationEntry>>;
+  /** Adds counts (a background summarizer call's spend) to the tenant's and the overall buckets at `at`. */
+  addCounts(tenant: string, at: number, counts: Record<string, number>): Promise<void>;
+  /** The buckets of [from, to] that hold anything, oldest first. */
+  counts(tenant: string | null, resolution: Resolution, from: number, to: number): Promise<StatsBucket[]>;
+  /** Forgets the conversation's events and entry; whether there were any. */
+  forget(key: ConversationKey): Promise<boolean>;
+}
+
+/** Bucket sizes, and how long each resolution's buckets are kept (the hour ones: as long as the records). */
+export const BUCKET_MS: Record<Resolution, number> = { minute: 60_000, hour: 3_600_000 };
+export const MINUTE_BUCKETS_KEPT_MS = 3 * 3_600_000;
+
+export function bucketStart(at: number, resolution: Resolution): number {
+  return Math.floor(at / BUCKET_MS[resolution]) * BUCKET_MS[resolution];
+}
+
+/** The listing's cursor: the last entry shown (last_seen, then conversation tag, both descending). */
+export function listingCursor(entry: Pick<ConversationEntry, 'last_seen' | 'tenant' | 'conversation'>): string {
+  return Buffer.from(`${entry.last_seen}:${entry.tenant}.${entry.conversation}`).toString('base64url');
+}
+
+export function parseListingCursor(cursor: string): { score: number; tag: string } | null {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const match = /^(\d{1,16}):([A-Za-z0-9_-]{1,256}\.[A-Za-z0-9_-]{1,256})$/.exec(text);
+  return match ? { score: Number(match[1]), tag: match[2]! } : null;
+}
+
+const TENANT = /^[A-Za-z0-9_-]{1,256}$/;
+
+/** A tenant hash as part of a key, or `*` for all tenants (which no hash can be): nothing a caller chose. */
+export function tenantScope(tenant: string | null): string {
+  if (tenant === null) return '*';
+  if (!TENANT.test(tenant)) throw new TypeError('tenant store keys must be base64url hashes');
+  return tenant;
+}
+
+/** Event ids are `<ms>-<seq>`, as Redis streams make them. */
+export const EVENT_ID = /^\d{1,16}-\d{1,16}$/;
