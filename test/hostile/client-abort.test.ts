@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARY_MARKER } from '../../src/compaction/summary-message.js';
 import { overBudgetHistory, storedCheckpoints } from '../helpers/conversation.js';
 import { type Harness, smallModel, startHarness, SUMMARIZER } from '../helpers/harness.js';
+import { lockTableReads } from '../helpers/lock-table-reads.js';
 import { settlesBefore } from '../helpers/settles-before.js';
 
 // Rule 8 and rule 9: a client that gives up while recap is summarizing for it cancels the
@@ -10,12 +11,6 @@ import { settlesBefore } from '../helpers/settles-before.js';
 // conversation's next request compacts straight away instead of waiting out compaction_wait_ms.
 
 const WAIT_MS = 20_000;
-
-/** Reads of the lock tables so far: a request waiting for another's compaction polls its table. */
-async function lockTableReads(): Promise<number> {
-  const { values } = await h.recap.runtime.metrics.storeDuration.get();
-  return values.find((v) => v.metricName === 'recap_store_duration_seconds_count' && v.labels.op === 'read_locks')?.value ?? 0;
-}
 
 let h: Harness;
 beforeAll(async () => {
@@ -70,11 +65,11 @@ describe('client aborts during the summarizer call', () => {
     const controller = new AbortController();
     const aborted = client.chat.completions.create({ model: 'gpt-test-small', messages }, { signal: controller.signal }).catch((e: unknown) => e);
     await expect.poll(() => h.fake.summarizerRequests().length).toBe(summarizerCalls + 1);
-    const reads = await lockTableReads();
+    const reads = await lockTableReads(h.recap);
     const waiter = client.chat.completions.create({ model: 'gpt-test-small', messages }).withResponse();
     // The second request is waiting for the lock the first one holds: past its claim's read of the
     // lock table, it polls it.
-    await expect.poll(lockTableReads, { timeout: 10_000 }).toBeGreaterThanOrEqual(reads + 2);
+    await expect.poll(() => lockTableReads(h.recap), { timeout: 10_000 }).toBeGreaterThanOrEqual(reads + 2);
     expect(h.fake.summarizerRequests()).toHaveLength(summarizerCalls + 1);
     controller.abort();
     expect(await aborted).toBeInstanceOf(OpenAI.APIUserAbortError);
