@@ -66,13 +66,13 @@ describe('background pre-compaction', () => {
           .withResponse();
       const [ra, rb] = await Promise.all([send(a.url), send(b.url)]);
       expect([ra.response.headers.get('x-recap-action'), rb.response.headers.get('x-recap-action')]).toEqual(['none', 'none']);
-      // Both processes scheduled the same boundary; give the jobs time to run (latency 400 ms).
-      await new Promise((r) => setTimeout(r, 1500));
+      // Both processes scheduled the same boundary: once both jobs have ended, one made the checkpoint, the other found it.
+      const ended = async (outcome: string) =>
+        (await metric(a.url, 'recap_background_jobs_total', `outcome="${outcome}"`)) + (await metric(b.url, 'recap_background_jobs_total', `outcome="${outcome}"`));
+      await expect.poll(async () => (await ended('done')) + (await ended('skipped')) + (await ended('failed')), { timeout: 20_000, interval: 50 }).toBe(2);
       expect(fake.summarizerRequests()).toHaveLength(1);
-      const jobs = (await metric(a.url, 'recap_background_jobs_total', 'outcome="done"')) + (await metric(b.url, 'recap_background_jobs_total', 'outcome="done"'));
-      const skipped = (await metric(a.url, 'recap_background_jobs_total', 'outcome="skipped"')) + (await metric(b.url, 'recap_background_jobs_total', 'outcome="skipped"'));
-      expect(jobs).toBe(1);
-      expect(skipped).toBe(1);
+      expect(await ended('done')).toBe(1);
+      expect(await ended('skipped')).toBe(1);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
       await fake.close();

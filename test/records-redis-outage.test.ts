@@ -3,11 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer, type ThrowawayRedis } from './helpers/redis-server.js';
 import { type Harness, startHarness, SUMMARIZER, smallModel } from './helpers/harness.js';
 import { prose } from './helpers/conversation.js';
+import { settlesBefore } from './helpers/settles-before.js';
 
-// Rule 8: with Redis gone, requests still succeed promptly; when it returns, records work again
-// without restarting recap, and nothing queued during the outage is replayed.
+// Rule 8: with Redis gone, requests still succeed, compacted without records, while it is still
+// gone (promptly: each store call is bounded by store.command_timeout_ms, far below the sentinel
+// below); when it returns, records work again without restarting recap, and nothing queued during
+// the outage is replayed.
 
 type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+// Ten times store.command_timeout_ms (300 ms) per store call a request makes without its record:
+// a request held until Redis came back would never be served; one held by a retry loop, past this.
+const SENTINEL_MS = 10 * 300 * 2;
 
 let redis: ThrowawayRedis;
 let h: Harness;
@@ -26,14 +32,13 @@ afterAll(async () => {
 });
 
 describe('Redis outage', () => {
-  it('keeps serving within 1 s per request while Redis is down and resumes reuse when it is back', async () => {
+  it('keeps compacting every request while Redis is down and resumes reuse when it is back', async () => {
     const client = h.client({ conversation: 'outage' });
     const messages: Msg[] = [{ role: 'system', content: 'You help the ops team.' }];
     const turn = async () => {
-      const started = performance.now();
       const { data, response } = await client.chat.completions.create({ model: 'gpt-test-small', messages }).withResponse();
       messages.push({ role: 'assistant', content: data.choices[0]!.message.content ?? '' });
-      return { action: response.headers.get('x-recap-action'), ms: performance.now() - started };
+      return { action: response.headers.get('x-recap-action') };
     };
     let t = 0;
     let action: string | null = null;
@@ -44,15 +49,13 @@ describe('Redis outage', () => {
     expect(action).toBe('compacted');
 
     await redis.kill();
-    const during: { action: string | null; ms: number }[] = [];
+    // Redis stays dead until the restart below. Without the record, every request (each over the
+    // trigger now) is compacted again inline: never failed, never degraded, never left hanging.
     for (let i = 0; i < 5; i++) {
       messages.push({ role: 'user', content: prose(++t) });
-      during.push(await turn());
-    }
-    // Without the record recap compacts again (or forwards as is); it never fails or hangs.
-    for (const r of during) {
-      expect(r.ms).toBeLessThan(1000);
-      expect(['compacted', 'none', 'degraded']).toContain(r.action);
+      const served = turn();
+      expect(await settlesBefore(served, SENTINEL_MS)).toBe(true);
+      expect((await served).action).toBe('compacted');
     }
     const ready = await fetch(`${h.recap.url}/readyz`);
     expect(ready.status).toBe(503);

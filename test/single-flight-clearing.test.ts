@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prefixOf } from '../src/store/checkpoints.js';
 import type { Checkpoint, ConversationKey } from '../src/store/store.js';
 import { type Harness, SUMMARIZER, smallModel, startHarness } from './helpers/harness.js';
+import { lockTableReads } from './helpers/lock-table-reads.js';
 
 // Rule 9 on an agent's task: a checkpoint that only clears tool results is about a longer prefix
 // than the summary it carries. Seen in the agent-task bench: a background compaction claimed the
@@ -81,8 +82,10 @@ describe('single flight over a clearing checkpoint', () => {
     // A big newest step: even clearing all it can leaves the view over the trigger, a summary is needed.
     history.push(...toolStep(999, 260));
     const callsBefore = h.fake.summarizerRequests().length;
+    const reads = await lockTableReads(h.recap);
     const pending = send([...history]);
-    await new Promise((r) => setTimeout(r, 400));
+    // The request is waiting for that compaction (polling the lock table), not summarizing itself.
+    await expect.poll(() => lockTableReads(h.recap), { timeout: 10_000 }).toBeGreaterThanOrEqual(reads + 2);
     expect(h.fake.summarizerRequests()).toHaveLength(callsBefore);
 
     // The running compaction lands its summary and lets go: the waiting request goes on from it.

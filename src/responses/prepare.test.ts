@@ -10,9 +10,9 @@ import { createRuntime } from '../runtime/runtime.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
 // The Responses route's part of the request path before the engine (prepare.ts), on the runtime
-// recap serves with: the budget (window − output reservation, measured like x-recap-tokens-in with
-// the tool definitions, which are counted as the chat route counts them), the conversation its
-// opening names, and the requests it leaves alone.
+// recap serves with: the budget (x-recap-budget: the whole prompt's, window − output reservation,
+// measured like x-recap-tokens-out, which counts the tools as the chat route counts them), the
+// conversation its opening names, and the requests it leaves alone.
 
 const config = parseConfig(
   `
@@ -64,7 +64,7 @@ async function prepare(body: ResponsesRequest, headers?: Record<string, string>)
 const request = (input: ResponseItem[], extra: Partial<ResponsesRequest> = {}): ResponsesRequest => ({ model: 'gpt-r', instructions: INSTRUCTIONS, input, tools: TOOLS, ...extra });
 
 describe('the Responses route before the engine', () => {
-  it("works out the budget as window − the request's max_output_tokens, and counts the tools as the chat route does", async () => {
+  it("works out the budget as window − the request's max_output_tokens, the prompt counted with its tools as on the chat route", async () => {
     const tools = chatToolsTokens(INSTRUCTIONS, TOOLS);
     expect(tools).toBeGreaterThan(10);
     const { plan } = await prepare(request(OPENING, { max_output_tokens: 500 }));
@@ -73,6 +73,28 @@ describe('the Responses route before the engine', () => {
     // Without a limit of its own, the model's max_output_tokens is reserved.
     expect((await prepare(request(OPENING))).plan.headers['x-recap-budget']).toBe(String(20000 - 2000));
     expect((await prepare(request(OPENING, { tools: undefined }))).plan.headers['x-recap-tokens-in']).toBe(String(responsesPromptTokens(request(OPENING))));
+  });
+
+  it('compacts exactly when the items pass window − output reservation − tools', async () => {
+    // A 1,000-token window once the reply's 19,000 are reserved; the tools take their share of it.
+    const messagesBudget = 20000 - 19000 - chatToolsTokens(INSTRUCTIONS, TOOLS);
+    const items: ResponseItem[] = [...OPENING];
+    const body = () => request([...items], { max_output_tokens: 19000 });
+    for (let turn = 0; responsesPromptTokens(body()) <= messagesBudget; turn++) {
+      items.push(
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `Checked pod web-${turn}: restarted with exit code 137.` }] },
+        { role: 'user', content: `And pod web-${turn + 1}?` },
+      );
+    }
+    const over = body();
+    const within = request(items.slice(0, -2), { max_output_tokens: 19000 });
+    expect(responsesPromptTokens(within)).toBeLessThanOrEqual(messagesBudget);
+    expect(responsesPromptTokens(over)).toBeGreaterThan(messagesBudget);
+    expect((await prepare(within)).plan.headers['x-recap-action']).toBe('none');
+    // Over it, recap compacts (its summarizer is unreachable here: the oldest items are dropped instead).
+    const { plan } = await prepare(over);
+    expect(plan.headers['x-recap-action']).toBe('degraded');
+    expect(responsesPromptTokens({ ...over, input: plan.view! })).toBeLessThanOrEqual(messagesBudget);
   });
 
   it('names the conversation by its opening: instructions, the leading items and the first user item', async () => {

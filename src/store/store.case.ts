@@ -11,6 +11,24 @@ import type { Checkpoint, CheckpointEdit, ConversationKey, Store, StoreLimits } 
 export type MakeStore = (limits: StoreLimits) => Promise<Store>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits until the wall clock reads `at`: a timer may fire early against Date.now() when the loop's cached time is stale. */
+async function until(at: number): Promise<void> {
+  while (Date.now() < at) await sleep(Math.max(1, at - Date.now()));
+}
+// Beyond a TTL, for the stores' millisecond clocks.
+const MARGIN_MS = 50;
+const ATTEMPTS = 5;
+
+/**
+ * What holds while an entry is within its TTL shows only to reads that finish within it. Each
+ * attempt (on fresh data) says whether its reads did; one that the machine was too slow to make in
+ * time is made again, never counted. Expiry is checked once the TTL has surely passed, which no
+ * slowness can break.
+ */
+async function inTime(attempt: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < ATTEMPTS; i++) if (await attempt()) return;
+  throw new Error(`none of ${ATTEMPTS} attempts could read within the TTL: the machine is too slow for this test`);
+}
 const opaque = () => randomBytes(12).toString('base64url');
 const newKey = (): ConversationKey => ({ tenant: opaque(), conversation: opaque() });
 
@@ -124,15 +142,28 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
     });
 
     it('expires records after the TTL, and a load refreshes it', async () => {
-      const store = await open({ ttlMs: 400 });
-      const key = newKey();
-      await store.updateCheckpoints(key, add(checkpoint(2, 'a')), 0);
-      await sleep(250);
-      expect(await store.load(key)).not.toBeNull();
-      await sleep(250);
-      // 500 ms after the write: alive only because the load above refreshed the TTL.
-      expect(await store.load(key)).not.toBeNull();
-      await sleep(600);
+      const ttl = 600;
+      const store = await open({ ttlMs: ttl });
+      let key = newKey();
+      await inTime(async () => {
+        key = newKey();
+        const writing = Date.now();
+        await store.updateCheckpoints(key, add(checkpoint(2, 'a')), 0);
+        const written = Date.now();
+        await until(writing + ttl / 2);
+        const loading = Date.now();
+        const first = await store.load(key);
+        if (Date.now() >= writing + ttl) return false;
+        expect(first).not.toBeNull();
+        // Past the write's own TTL, within the load's: alive only because the load refreshed it.
+        await until(written + ttl + MARGIN_MS);
+        const second = await store.load(key);
+        if (Date.now() >= loading + ttl) return false;
+        expect(second).not.toBeNull();
+        return true;
+      });
+      // Untouched for longer than the TTL: gone.
+      await until(Date.now() + ttl + MARGIN_MS);
       expect(await store.load(key)).toBeNull();
     });
 
@@ -193,30 +224,49 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
     });
 
     it('releases a lock when it expires', async () => {
+      const ttl = 300;
       const store = await open();
-      const key = newKey();
-      expect((await store.tryLock(key, claim('b'), 100)).token).not.toBeNull();
-      expect((await store.tryLock(key, claim('b'), 100)).token).toBeNull();
-      await sleep(250);
+      let key = newKey();
+      let taken = 0;
+      await inTime(async () => {
+        key = newKey();
+        const taking = Date.now();
+        expect((await store.tryLock(key, claim('b'), ttl)).token).not.toBeNull();
+        taken = Date.now();
+        const again = await store.tryLock(key, claim('b'), ttl);
+        if (Date.now() >= taking + ttl) return false;
+        expect(again.token).toBeNull();
+        return true;
+      });
+      await until(taken + ttl + MARGIN_MS);
       expect((await store.readLocks(key)).holders).toEqual([]);
-      expect(await store.tryLock(key, claim('b'), 100)).toEqual({ token: expect.any(String), earlier: [] });
+      expect(await store.tryLock(key, claim('b'), ttl)).toEqual({ token: expect.any(String), earlier: [] });
     });
 
     it('renews a lock only for the token that holds it, and only while it has not lapsed', async () => {
+      const ttl = 300;
       const store = await open();
-      const key = newKey();
-      const { token } = await store.tryLock(key, claim('b'), 100);
-      expect(await store.renewLock(key, 'b', 'not-the-token', 10_000)).toBe(false);
-      expect(await store.renewLock(key, 'b', token!, 10_000)).toBe(true);
-      await sleep(250);
+      let key = newKey();
+      let token = '';
+      await inTime(async () => {
+        key = newKey();
+        const taking = Date.now();
+        token = (await store.tryLock(key, claim('b'), ttl)).token!;
+        expect(await store.renewLock(key, 'b', 'not-the-token', 10_000)).toBe(false);
+        const renewed = await store.renewLock(key, 'b', token, 10_000);
+        if (Date.now() >= taking + ttl) return false;
+        expect(renewed).toBe(true);
+        return true;
+      });
+      await until(Date.now() + ttl + MARGIN_MS);
       // Past its first lease, alive on the renewed one.
       expect((await store.readLocks(key)).holders.map((h) => h.token)).toEqual([token]);
-      expect((await store.tryLock(key, claim('b'), 100)).token).toBeNull();
-      await store.unlock(key, 'b', token!);
-      expect(await store.renewLock(key, 'b', token!, 10_000)).toBe(false);
+      expect((await store.tryLock(key, claim('b'), ttl)).token).toBeNull();
+      await store.unlock(key, 'b', token);
+      expect(await store.renewLock(key, 'b', token, 10_000)).toBe(false);
 
-      const lapsing = await store.tryLock(key, claim('c'), 100);
-      await sleep(250);
+      const lapsing = await store.tryLock(key, claim('c'), ttl);
+      await until(Date.now() + ttl + MARGIN_MS);
       expect(await store.renewLock(key, 'c', lapsing.token!, 10_000)).toBe(false);
       expect((await store.readLocks(key)).holders).toEqual([]);
     });
@@ -285,22 +335,42 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
     });
 
     it('lets a spend count expire after its window and the next', async () => {
+      const windowMs = 150;
       const store = await open();
-      const tenant = opaque();
-      await store.addTenantSpend(tenant, 0, 10, 150);
-      expect(await store.tenantSpend(tenant, 0)).toBe(10);
-      await sleep(450);
+      let tenant = opaque();
+      let added = 0;
+      await inTime(async () => {
+        tenant = opaque();
+        const adding = Date.now();
+        await store.addTenantSpend(tenant, 0, 10, windowMs);
+        added = Date.now();
+        const spent = await store.tenantSpend(tenant, 0);
+        if (Date.now() >= adding + 2 * windowMs) return false;
+        expect(spent).toBe(10);
+        return true;
+      });
+      await until(added + 2 * windowMs + MARGIN_MS);
       expect(await store.tenantSpend(tenant, 0)).toBe(0);
     });
 
     it('remembers an accepted credential until its TTL runs out', async () => {
+      const ttl = 400;
       const store = await open();
-      const id = opaque();
-      expect(await store.isAccepted(id)).toBe(false);
-      await store.markAccepted(id, 200);
-      expect(await store.isAccepted(id)).toBe(true);
+      let id = opaque();
+      let marked = 0;
+      await inTime(async () => {
+        id = opaque();
+        expect(await store.isAccepted(id)).toBe(false);
+        const marking = Date.now();
+        await store.markAccepted(id, ttl);
+        marked = Date.now();
+        const accepted = await store.isAccepted(id);
+        if (Date.now() >= marking + ttl) return false;
+        expect(accepted).toBe(true);
+        return true;
+      });
       expect(await store.isAccepted(opaque())).toBe(false);
-      await sleep(350);
+      await until(marked + ttl + MARGIN_MS);
       expect(await store.isAccepted(id)).toBe(false);
     });
 

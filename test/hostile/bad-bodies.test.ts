@@ -176,8 +176,28 @@ describe('forwarded as sent', () => {
   it('counts a 5 MB message that is one word without holding recap', async () => {
     const body = JSON.stringify({ model: SMALL, messages: [{ role: 'user', content: 'x'.repeat(5e6) }] });
     const finished: string[] = [];
-    const big = post(body, 'one-word').then((r) => (finished.push('big'), r));
-    await new Promise((r) => setTimeout(r, 50));
+    // Sent as a stream: once its last chunk is taken, recap has the body (less the socket buffers) in hand.
+    let sent!: () => void;
+    const taken = new Promise<void>((resolve) => (sent = resolve));
+    const bytes = Buffer.from(body);
+    let at = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (at >= bytes.length) {
+          controller.close();
+          sent();
+          return;
+        }
+        controller.enqueue(bytes.subarray(at, (at += 1 << 16)));
+      },
+    });
+    const big = fetch(`${h.recap.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bodies', 'x-conversation-id': 'one-word' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit).then(async (r) => (finished.push('big'), { status: r.status, tokensIn: Number(r.headers.get('x-recap-tokens-in')), text: await r.text() }));
+    await taken;
     const small = await post(JSON.stringify({ model: PLAIN, messages: [{ role: 'user', content: 'hi' }] }), 'meanwhile');
     finished.push('small');
     const res = await big;

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARY_MARKER } from '../../src/compaction/summary-message.js';
 import { overBudgetHistory, storedCheckpoints } from '../helpers/conversation.js';
 import { type Harness, smallModel, startHarness, SUMMARIZER } from '../helpers/harness.js';
+import { lockTableReads } from '../helpers/lock-table-reads.js';
+import { settlesBefore } from '../helpers/settles-before.js';
 
 // Rule 8 and rule 9: a client that gives up while recap is summarizing for it cancels the
 // summarizer call, writes nothing and frees the conversation's compaction lock at once, so the
@@ -40,9 +42,10 @@ describe('client aborts during the summarizer call', () => {
     expect(h.fake.chatRequests()).toHaveLength(chatCalls);
     expect(await storedCheckpoints(h.recap.url, conversation)).toBe(0);
 
-    const started = performance.now();
-    const { data, response } = await client.chat.completions.create({ model: 'gpt-test-small', messages }).withResponse();
-    expect(performance.now() - started).toBeLessThan(WAIT_MS / 4);
+    // Compacted (a request still waiting on the lock would degrade after compaction_wait_ms), and long before that.
+    const next = client.chat.completions.create({ model: 'gpt-test-small', messages }).withResponse();
+    expect(await settlesBefore(next, WAIT_MS)).toBe(true);
+    const { data, response } = await next;
     expect(response.headers.get('x-recap-action')).toBe('compacted');
     expect(data.choices[0]!.message.content).toBeTruthy();
     const forwarded = h.fake.chatRequests().at(-1)!.json as { messages: { role: string; content: string }[] };
@@ -62,15 +65,17 @@ describe('client aborts during the summarizer call', () => {
     const controller = new AbortController();
     const aborted = client.chat.completions.create({ model: 'gpt-test-small', messages }, { signal: controller.signal }).catch((e: unknown) => e);
     await expect.poll(() => h.fake.summarizerRequests().length).toBe(summarizerCalls + 1);
+    const reads = await lockTableReads(h.recap);
     const waiter = client.chat.completions.create({ model: 'gpt-test-small', messages }).withResponse();
-    // Let the second request reach the lock the first one holds.
-    await new Promise((r) => setTimeout(r, 200));
-    const abortedAt = performance.now();
+    // The second request is waiting for the lock the first one holds: past its claim's read of the
+    // lock table, it polls it.
+    await expect.poll(() => lockTableReads(h.recap), { timeout: 10_000 }).toBeGreaterThanOrEqual(reads + 2);
+    expect(h.fake.summarizerRequests()).toHaveLength(summarizerCalls + 1);
     controller.abort();
     expect(await aborted).toBeInstanceOf(OpenAI.APIUserAbortError);
 
+    expect(await settlesBefore(waiter, WAIT_MS)).toBe(true);
     const { response } = await waiter;
-    expect(performance.now() - abortedAt).toBeLessThan(WAIT_MS / 4);
     expect(response.headers.get('x-recap-action')).toBe('compacted');
     expect(h.fake.summarizerRequests()).toHaveLength(summarizerCalls + 2);
     expect(await storedCheckpoints(h.recap.url, conversation)).toBe(1);

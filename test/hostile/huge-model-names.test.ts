@@ -54,22 +54,22 @@ describe('client-chosen model names', () => {
       await res.arrayBuffer();
       return res.status;
     };
+    const requestLines = (from = 0) => recap.logs.slice(from).filter((l) => l.includes('"msg":"request"'));
     await send(-1);
     // Its log line is written just after its response.
-    await new Promise((r) => setTimeout(r, 300));
+    await expect.poll(() => requestLines().some((l) => l.includes('--1-xxx'))).toBe(true);
     const atRest = residentMiB(recap.pid);
     const logsBefore = recap.logs.length;
     for (let i = 0; i < REQUESTS; i++) expect(await send(i)).toBe(200);
-    await new Promise((r) => setTimeout(r, 1000));
+    await expect.poll(() => requestLines(logsBefore).length, { timeout: 10_000 }).toBe(REQUESTS);
     const after = residentMiB(recap.pid);
 
     expect(after - atRest, `resident ${atRest.toFixed(0)} → ${after.toFixed(0)} MiB`).toBeLessThan(RSS_GROWTH_BOUND_MB);
 
-    const requestLines = recap.logs.slice(logsBefore).filter((l) => l.includes('"msg":"request"'));
-    expect(requestLines).toHaveLength(REQUESTS);
-    const longest = Math.max(...requestLines.map((l) => Buffer.byteLength(l)));
+    const lines = requestLines(logsBefore);
+    const longest = Math.max(...lines.map((l) => Buffer.byteLength(l)));
     expect(longest).toBeLessThan(LOG_LINE_BOUND_BYTES);
-    const entry = JSON.parse(requestLines[0]!) as { model: string };
+    const entry = JSON.parse(lines[0]!) as { model: string };
     expect(entry.model).toMatch(/^other-0-x+…\[\d+ more chars\]$/);
   }, 120_000);
 });

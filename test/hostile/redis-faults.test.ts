@@ -4,22 +4,22 @@ import { type Harness, startHarness, SUMMARIZER, smallModel } from '../helpers/h
 import { prose } from '../helpers/conversation.js';
 import { redisCli, waitFor } from '../helpers/redis-process.js';
 import { startRedisServer, type ThrowawayRedis } from '../helpers/redis-server.js';
-import { debugSleep, pauseWrites, writesResumed } from './redis-freeze.js';
+import { debugSleep, pauseWrites, unpause, writesResumed } from './redis-freeze.js';
 
 // Issue 9, Redis faults: Redis killed or frozen while a request compacts. Each case checks what the
-// client got (served, its action, in time), how often the summarizer was asked, and what Redis
-// holds once it recovers: no checkpoint written after its request gave up, no lock left behind,
-// one checkpoint per boundary.
+// client got (served while Redis was still dead or frozen, its action), how often the summarizer
+// was asked, and what Redis holds once it recovers: no checkpoint written after its request gave
+// up, no lock left behind, one checkpoint per boundary. Served "in time" is an order, not a figure:
+// the reply comes while Redis is still down (a write pause and a dead server last until the test
+// ends them; a request that waited for Redis would never be served).
 
 type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 const MODEL = 'gpt-test-small';
 const BOUND_MS = 250; // store.command_timeout_ms
 const SUMMARIZER_MS = 100;
-// A compacting request makes at most six store calls one after the other before it forwards (load,
-// read the lock table, claim, load again, write the provisional checkpoint, release), each bounded;
-// the rest of its time is the summarizer's. Every freeze below lasts longer than this, so a
-// request that waited for Redis to come back would fail the check.
-const SERVED_WITHIN_MS = SUMMARIZER_MS + 6 * BOUND_MS + 1_000;
+// DEBUG SLEEP cannot be ended early: it lasts many times what a request needs with every store call
+// given up (a load, or at most six calls one after the other, each bounded, and the summarizer).
+const SLEEP_MS = 6_000;
 
 let redis: ThrowawayRedis;
 let h: Harness;
@@ -51,10 +51,9 @@ function history(turns: number): Msg[] {
 }
 
 async function send(conversation: string, messages: Msg[]) {
-  const started = performance.now();
   const { data, response } = await h.client({ conversation }).chat.completions.create({ model: MODEL, messages }).withResponse();
   expect(data.choices[0]!.message.content).toBeTruthy();
-  return { action: response.headers.get('x-recap-action'), ms: performance.now() - started };
+  return { action: response.headers.get('x-recap-action') };
 }
 
 async function record(conversation: string): Promise<{ version: number; checkpoints: { covered_messages: number }[] } | null> {
@@ -88,20 +87,19 @@ async function expectRecovered(conversation: string, turns: number) {
 }
 
 describe('Redis faults during a compaction', () => {
-  it('CLIENT PAUSE WRITE during the compare-and-set: served in time, the held write never lands, the lock is freed', async () => {
+  it('CLIENT PAUSE WRITE during the compare-and-set: served while writes are held, the held write never lands, the lock is freed', async () => {
     const conv = 'pause-cas';
     const calls = summarizerCalls();
     const first = send(conv, history(30));
     // The request holds the lock and waits for its summary; its checkpoint write comes next.
     await waitFor('the summarizer call', async () => summarizerCalls() > calls);
-    await pauseWrites(redis.port, 3_500);
+    // Held until the test lets go (CLIENT UNPAUSE), however long the requests take.
+    await pauseWrites(redis.port, 600_000);
     const a = await first;
     // A later turn while writes are still held: it cannot load, lock or write.
     const b = await send(conv, history(31));
-    for (const r of [a, b]) {
-      expect(r.action).toBe('compacted');
-      expect(r.ms).toBeLessThan(SERVED_WITHIN_MS);
-    }
+    for (const r of [a, b]) expect(r.action).toBe('compacted');
+    await unpause(redis.port);
     await writesResumed(redis.port);
     expect(await record(conv)).toBeNull();
     expect(await lockKeys()).toEqual([]);
@@ -110,14 +108,15 @@ describe('Redis faults during a compaction', () => {
     expect(summarizerCalls() - calls).toBe(3);
   });
 
-  it('DEBUG SLEEP while a request compacts: served in time, nothing it sent lands when Redis wakes', async () => {
+  it('DEBUG SLEEP while a request compacts: served while Redis sleeps, nothing it sent lands when Redis wakes', async () => {
     const conv = 'sleep-lock';
     const calls = summarizerCalls();
-    const { woke } = await debugSleep(redis.port, 3_000);
-    const r = await send(conv, history(30));
-    expect(r.action).toBe('compacted');
-    expect(r.ms).toBeLessThan(SERVED_WITHIN_MS);
-    await woke;
+    const { woke } = await debugSleep(redis.port, SLEEP_MS);
+    const awake = woke.then(() => 'woke');
+    const r = send(conv, history(30));
+    expect(await Promise.race([r.then(() => 'served'), awake])).toBe('served');
+    expect((await r).action).toBe('compacted');
+    await awake;
     expect(await record(conv)).toBeNull();
     // A lock taken when Redis woke would make the next turns wait for it and degrade.
     expect(await lockKeys()).toEqual([]);
@@ -126,18 +125,16 @@ describe('Redis faults during a compaction', () => {
     expect(summarizerCalls() - calls).toBe(2);
   });
 
-  it("Redis killed during the compare-and-set: served at once; back with its data, the dead request's lock is freed", async () => {
+  it("Redis killed during the compare-and-set: served while it is dead; back with its data, the dead request's lock is freed", async () => {
     const conv = 'kill-cas';
     const calls = summarizerCalls();
     const first = send(conv, history(30));
     await waitFor('the summarizer call', async () => summarizerCalls() > calls);
     await redis.kill();
+    // Redis stays dead until the restart below: both requests are served without it.
     const a = await first;
     const b = await send(conv, history(31));
-    for (const r of [a, b]) {
-      expect(r.action).toBe('compacted');
-      expect(r.ms).toBeLessThan(SERVED_WITHIN_MS);
-    }
+    for (const r of [a, b]) expect(r.action).toBe('compacted');
 
     // The lock the first request held survives the restart; its release, retried, gets through.
     await redis.restart();

@@ -35,6 +35,11 @@ export async function pauseWrites(port: number, ms: number): Promise<void> {
   await redisCli(port, 'client', 'pause', String(ms), 'write');
 }
 
+/** Ends a CLIENT PAUSE before its time. */
+export async function unpause(port: number): Promise<void> {
+  await redisCli(port, 'client', 'unpause');
+}
+
 /**
  * Resolves once the pause is over and every write held before this call has run: held clients
  * resume in the order they were held, and this write is held after them.

@@ -12,6 +12,7 @@ import { chatHead, rawExchange } from '../helpers/raw-http.js';
 
 const HEADERS_MS = 500;
 const REQUEST_MS = 1000;
+const STALLED_AT_MOST = 12 * 1024 * 1024;
 
 let h: Harness;
 beforeAll(async () => {
@@ -30,14 +31,14 @@ describe('slow senders are cut off', () => {
     const x = await rawExchange(h.recap.port, ['POST /v1/chat/completions HTTP/1.1\r\nHost: recap.test\r\n', 'X-Slow: 1\r\n'], { gapMs: 50, then: 'repeat' });
     expect(x.responses[0]!.status).toBe(408);
     expectOpenAIError(x.responses[0]!.body, 'request_timeout');
+    expect(x.closedAfterMs).not.toBeNull();
     expect(x.closedAfterMs!).toBeGreaterThanOrEqual(HEADERS_MS - 50);
-    expect(x.closedAfterMs!).toBeLessThan(4000);
   });
 
   it('a connection that never sends a byte is closed with 408 once headers_timeout_ms passes', async () => {
     const x = await rawExchange(h.recap.port, []);
     expect(x.responses[0]!.status).toBe(408);
-    expect(x.closedAfterMs!).toBeLessThan(4000);
+    expect(x.closedAfterMs).not.toBeNull();
   });
 
   it('a body trickled byte by byte gets 408 once request_timeout_ms passes, and nothing is forwarded', async () => {
@@ -96,7 +97,8 @@ describe('slow readers are held back', () => {
     // The socket buffers between the fake, recap and the client fill up, then the fake's writes wait.
     const stalledAt = await settled(() => upstream.floodedBytes ?? 0);
     expect(stalledAt).toBeGreaterThan(0);
-    expect(stalledAt).toBeLessThan(64 * 1024 * 1024);
+    // README: an unread 128 MB stream stalls the upstream after 8–12 MB (the socket buffers on both sides, and recap's few MB).
+    expect(stalledAt).toBeLessThanOrEqual(STALLED_AT_MOST);
 
     let received = 0;
     for await (const chunk of res) received += (chunk as Buffer).length;
@@ -119,7 +121,7 @@ describe('a client that stops reading for good', () => {
     // Never read: the buffers fill, recap's writes wait, and after STALL_MS recap gives up.
     const upstream = stalling.fake.chatRequests().at(-1)!;
     await expect.poll(() => upstream.closedEarly, { timeout: 5000 }).toBe(true);
-    expect(upstream.floodedBytes).toBeLessThan(64 * 1024 * 1024);
+    expect(upstream.floodedBytes).toBeLessThanOrEqual(STALLED_AT_MOST);
     await expect.poll(() => stalling.logs.lines.some((l) => l.includes('"outcome":"client_stalled"')), { timeout: 5000 }).toBe(true);
     // What the client had not read was buffered on its side; the connection behind it is gone.
     let received = 0;
