@@ -8,10 +8,10 @@
 // Run alone: npm run bench -- overhead-growth   (part of `overhead` too; needs Redis)
 import { parseChatRequest } from '../src/chat/parse-request.js';
 import { countRequest } from '../src/tokens/count-request.js';
-import { growthBody, growthHistory, newMessages, type GrowthHistory } from './overhead-growth-bodies.js';
-import { startGrowthTargets, type GrowthModel, type GrowthTargets } from './overhead-growth-targets.js';
 import { msPerRequest, snapshot } from './overhead-cpu.js';
-import { clientFor, roundTrip, type Client } from './overhead-latency.js';
+import { type GrowthHistory, growthBody, growthHistory, newMessages } from './overhead-growth-bodies.js';
+import { type GrowthModel, type GrowthTargets, startGrowthTargets } from './overhead-growth-targets.js';
+import { type Client, clientFor, roundTrip } from './overhead-latency.js';
 import { round3, summarize } from './overhead-stats.js';
 import type { TargetName } from './overhead-targets.js';
 
@@ -32,7 +32,7 @@ export const GROWTH_PARAMS = {
 /** Issue 28's goals: recap's p50 over the pipe's. */
 export const GROWTH_GOALS_MS: Partial<Record<GrowthLabel, number>> = { '400KB': 1.0, '2MB': 2.5, '8MB': 8 };
 
-interface Size {
+export interface Size {
   label: GrowthLabel;
   history: GrowthHistory;
   model: GrowthModel;
@@ -64,7 +64,7 @@ export interface GrowthFigures {
   portkeyOverPipe?: { p50: number; p95: number };
 }
 
-function prepareSize(label: GrowthLabel): Size {
+export function prepareSize(label: GrowthLabel): Size {
   const { sizes, newMessagesPerPass, passes, endFill, maxOutputTokens, seed } = GROWTH_PARAMS;
   const history = growthHistory(`gpt-growth-${label.toLowerCase()}`, sizes[label], seed);
   const all = Array.from({ length: passes[label] + 1 }, (_, p) => newMessages(newMessagesPerPass, seed * 1000 + p));
