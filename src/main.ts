@@ -1,14 +1,14 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type RequestListener, type Server, createServer } from 'node:http';
 import { serve } from '@hono/node-server';
 import { compactingRouteOf, createApp } from './app.js';
+import { type Config, createModelResolver, defaultUpstreamName } from './config/config.js';
 import { errors, sendError } from './errors.js';
 import { answerClientErrors } from './http/client-error.js';
 import { drainUnreadBody } from './http/drain-unread.js';
 import { answerExpectContinue } from './http/expect-continue.js';
 import { trackConnections } from './http/graceful-close.js';
 import { serverTimeouts } from './http/server-timeouts.js';
-import { createModelResolver, defaultUpstreamName, type Config } from './config/config.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createUnmatchedModelNotice } from './observability/unmatched-models.js';
 import { createRuntime, type Runtime } from './runtime/runtime.js';
@@ -51,6 +51,7 @@ export async function startRecap(config: Config, opts: StartOptions = {}): Promi
     metrics: runtime.metrics,
     records: runtime.records,
     events: runtime.events,
+    seen: runtime.seen,
     secret: runtime.secret,
     readiness: runtime.readiness,
     metricsText: opts.metricsText,

@@ -1,9 +1,10 @@
 import { primeMessageHash } from '../conversation/canonical.js';
 import { errors } from '../errors.js';
 import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../json/body.js';
+import type { ChatRequest } from '../messages/types.js';
+import type { SeenItems } from '../seen/seen-items.js';
 import type { Pause } from '../slicing/slicer.js';
 import { messageShapeProblem } from './message-shape.js';
-import type { ChatRequest } from '../messages/types.js';
 
 // Parses and checks the few fields recap relies on; everything else is the upstream's business
 // and is forwarded as the client sent it. The top-level members' byte spans come along, so that a
@@ -37,13 +38,13 @@ function checkRequest(body: unknown): ChatRequest {
 // in one go held the event loop for 0.5-1 s, a 15 MB pasted log for 60 ms.
 const PRIMED_MESSAGE_BYTES = 64 * 1024;
 
-/** The request path's parse: big bodies in slices (`pause` between them), small ones in one go. */
-export async function readChatRequest(raw: Buffer, pause: Pause): Promise<ChatBody> {
-  const json = await readJsonBody(raw, pause);
+/** The request path's parse, in slices (`pause` between them); messages in `seen` are not parsed again. */
+export async function readChatRequest(raw: Buffer, pause: Pause, seen?: SeenItems): Promise<ChatBody> {
+  const json = await readJsonBody(raw, pause, seen && { key: 'messages', seen });
   if (json.members) refuseDuplicates(json.members, KEYS_RECAP_READS);
   const body = checkRequest(json.value);
   // checkRequest found exactly one `messages`, an array. Only a walked array has element spans; a
-  // smaller one holds no message worth it.
+  // smaller one holds no message worth it. A message seen before has its hash already.
   const messages = json.members!.find((m) => m.key === 'messages')!;
   for (const [i, span] of (messages.elements ?? []).entries()) {
     const m = body.messages[i]!;

@@ -1,14 +1,14 @@
 import { callerOf } from '../auth/caller.js';
 import { identify } from '../conversation/identify.js';
-import type { PipelineDeps } from '../pipeline/pipeline-deps.js';
-import { type CountedItems, type RouteCompaction, planCompaction, planUntouched } from '../pipeline/prepare.js';
-import type { RoutePlan } from '../pipeline/route-plan.js';
-import { type RequestTokens, countRequest } from '../pipeline/token-service.js';
-import { chatWire } from './items.js';
 import type { ChatMessage, ChatRequest } from '../messages/types.js';
+import type { PipelineDeps } from '../pipeline/pipeline-deps.js';
+import { type CountedItems, planCompaction, planUntouched, type RouteCompaction } from '../pipeline/prepare.js';
+import type { RoutePlan } from '../pipeline/route-plan.js';
+import { countRequest, type RequestTokens } from '../pipeline/token-service.js';
+import { chatWire } from './items.js';
 
-// The chat route's part of the request path before the engine: identify → count tokens (the
-// conversation's memo spares hashing its history again) → budget; then the engine (prepare.ts).
+// The chat route's part of the request path before the engine: identify → count tokens → budget;
+// then the engine (prepare.ts).
 
 function counted(t: RequestTokens): CountedItems<ChatMessage> {
   return {
@@ -32,10 +32,8 @@ export function createChatCompaction(deps: PipelineDeps): RouteCompaction<ChatRe
         log.tokensIn = tokens.tokensIn;
         return planUntouched(deps, input, counted(tokens), model ? deps.tokens.budgetFor(model, body, tokens.toolsTokens) : undefined);
       }
-      // Identified before counting, so that the memo of the conversation's last request spares
-      // hashing its history again.
       const identity = identify(callerOf(input.req), input.req.headers, body.messages, { headers: deps.config.server.conversation_header, secret: deps.secret });
-      const tokens = await countRequest(deps.tokens, body, model, `${identity.tenant}.${identity.conversation}`, identity.leadingHashes);
+      const tokens = await countRequest(deps.tokens, body, model);
       log.tokensIn = tokens.tokensIn;
       log.conversation = identity.conversation.slice(0, 16);
       const budget = deps.tokens.budgetFor(model, body, tokens.toolsTokens);

@@ -1,17 +1,17 @@
-import type { AppDeps } from '../runtime/deps.js';
 import type { WireRoute } from '../http/compacting-handler.js';
 import { spliceArray } from '../json/splice.js';
-import { chatStreamEnd } from './stream-end.js';
-import { canForwardFirst } from '../pipeline/forward-first.js';
-import { type ChatBody, readChatRequest } from './parse-request.js';
 import type { ChatMessage, ChatRequest } from '../messages/types.js';
+import { canForwardFirst } from '../pipeline/forward-first.js';
+import type { AppDeps } from '../runtime/deps.js';
+import { type ChatBody, readChatRequest } from './parse-request.js';
+import { chatStreamEnd } from './stream-end.js';
 
 /** POST /v1/chat/completions: the chat wire format's part of the compacting route. */
 export function chatRoute(deps: AppDeps): WireRoute<ChatRequest, ChatMessage, ChatBody> {
   return {
     itemsKey: 'messages',
     upstreamPath: '/chat/completions',
-    read: readChatRequest,
+    read: (raw, pause) => readChatRequest(raw, pause, deps.seen),
     canForwardFirst,
     compaction: deps.compaction,
     withView: (chat, view) => spliceArray(chat, 'messages', chat.body.messages, view),

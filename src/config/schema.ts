@@ -152,7 +152,8 @@ export const tokensSchema = z
   .object({
     cache_max_entries: positiveInt.default(100_000),
     cache_max_bytes: positiveInt.default(64 * 1024 * 1024),
-    // The last request of recent conversations, kept to skip hashing their history (memo.ts); 0 turns it off.
+    // The conversation items parsed lately, kept so that a request parses, hashes and counts only
+    // what is new in it (seen/seen-items.ts); 0 turns it off.
     memo_max_bytes: z
       .number()
       .int()

@@ -1,7 +1,7 @@
 import { createHash, hash } from 'node:crypto';
-import type { ChatMessage } from '../messages/types.js';
 import { isLowSurrogate } from '../compaction/text.js';
 import { stringifyJson, stringifyJsonSliced } from '../json/stringify.js';
+import type { ChatMessage } from '../messages/types.js';
 import type { Pause } from '../slicing/slicer.js';
 
 // The canonical form of a message, as a hash: only the fields that carry meaning for the model,
@@ -79,10 +79,12 @@ function fieldPieces(value: string | string[]): string[] {
   return [`${parts.reduce((n, p) => n + p.length, 0)}:`, ...parts];
 }
 
-// Hashes of big structured messages, worked out in slices ahead of the request path
-// (primeMessageHash) so that its synchronous calls find them. Keyed by the message object, which
-// recap never changes (the engine makes new objects for what it changes), and dropped with it.
-const primed = new WeakMap<ChatMessage, string>();
+// Hashes worked out already, by message object: recap never changes a message it parsed (the
+// engine makes new objects for what it changes), and one object comes back with every request that
+// sends its bytes (seen/seen-items.ts), so a message is hashed once, not once per request. A big
+// structured one is hashed ahead of the request path, in slices (primeMessageHash). Dropped with
+// the message.
+const known = new WeakMap<ChatMessage, string>();
 
 /**
  * Identity of one message; the key of the token-count cache and the link of the records' chain.
@@ -91,19 +93,22 @@ const primed = new WeakMap<ChatMessage, string>();
  * request hashes every message.
  */
 export function messageHash(m: ChatMessage): string {
-  const known = primed.get(m);
-  if (known !== undefined) return known;
-  return sha256(
-    canonicalText(
-      m,
-      structured(m).map((v) => (v === undefined ? undefined : canonicalJson(v))),
-    ),
-  );
+  let h = known.get(m);
+  if (h === undefined) {
+    h = sha256(
+      canonicalText(
+        m,
+        structured(m).map((v) => (v === undefined ? undefined : canonicalJson(v))),
+      ),
+    );
+    known.set(m, h);
+  }
+  return h;
 }
 
 /** Works out messageHash(m) with pauses, for later calls to find (200k tool calls: 0.6 s in one go). */
 export async function primeMessageHash(m: ChatMessage, pause: Pause): Promise<void> {
-  if (primed.has(m)) return;
+  if (known.has(m)) return;
   let toolCalls: unknown[] | undefined;
   if (!isEmpty(m.tool_calls)) {
     toolCalls = [];
@@ -124,7 +129,7 @@ export async function primeMessageHash(m: ChatMessage, pause: Pause): Promise<vo
       if (due) await due;
     }
   }
-  primed.set(m, digest.digest('base64url'));
+  known.set(m, digest.digest('base64url'));
 }
 
 // About a millisecond of hashing each.
@@ -156,7 +161,15 @@ export function hashChain(messageHashes: readonly string[], seed = ''): string[]
  * whatever the key order and null-vs-absent; `status` (echoed by some clients, dropped by others)
  * does not change what an item says and is left out.
  */
+// As `known`, for items given as free-form JSON.
+const knownItems = new WeakMap<object, string>();
+
 export function jsonItemHash(item: Record<string, unknown>): string {
-  const { status: _status, ...rest } = item;
-  return sha256(`j${canonicalJson(rest)}`);
+  let h = knownItems.get(item);
+  if (h === undefined) {
+    const { status: _status, ...rest } = item;
+    h = sha256(`j${canonicalJson(rest)}`);
+    knownItems.set(item, h);
+  }
+  return h;
 }

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type Caller, credentialOf } from '../auth/caller.js';
-import type { ChatMessage } from '../messages/types.js';
 import { errors } from '../errors.js';
+import type { ChatMessage } from '../messages/types.js';
 import { messageHash } from './canonical.js';
 
 export { credentialOf } from '../auth/caller.js';
@@ -18,8 +18,6 @@ export interface Identity {
   explicit: boolean;
   /** The header's id as text (at most MAX_CONVERSATION_ID_BYTES bytes), when explicit. */
   id?: string;
-  /** When derived: the canonical hashes of the messages it was derived from, the leading ones. */
-  leadingHashes?: readonly string[];
   /**
    * False for a caller with no credential (unless server.anonymous is `shared`): it reads and
    * writes no checkpoints and gets no background preparation, since it is nobody in particular.
@@ -129,5 +127,5 @@ export function identifyBy(caller: Caller, headers: IncomingHttpHeaders, opening
   }
   const hashes = opening();
   const parts = route === 'chat' ? [hashes.join('.')] : [hashes.join('.'), route];
-  return { tenant, conversation: keyedHash(opts.secret, 'derived', tenant, ...parts), explicit: false, leadingHashes: hashes, keepsRecords: records };
+  return { tenant, conversation: keyedHash(opts.secret, 'derived', tenant, ...parts), explicit: false, keepsRecords: records };
 }

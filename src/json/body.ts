@@ -1,12 +1,13 @@
 import { isAscii } from 'node:buffer';
 import { errors } from '../errors.js';
 import type { Pause } from '../slicing/slicer.js';
-import { type WalkedMember, parseSliced } from './parse-sliced.js';
-import { type Member, documentMembers } from './scan.js';
+import { type KnownItems, parseSliced, type WalkedMember } from './parse-sliced.js';
+import { documentMembers, type Member } from './scan.js';
 
-// A JSON request body as the compacting routes read it: parsed (a big one in slices, so that the
-// event loop keeps moving), with its top-level members' byte spans, so that a rewritten request
-// replaces only the bytes of the array recap rewrites (splice.ts) and a key given twice is caught.
+// A JSON request body as the compacting routes read it: parsed in slices, so that the event loop
+// keeps moving, with its top-level members' byte spans, so that a rewritten request replaces only
+// the bytes of the array recap rewrites (splice.ts) and a key given twice is caught, and with the
+// spans of that array's items, the ones seen before taken as parsed then (parse-sliced.ts).
 
 export interface JsonBody {
   value: unknown;
@@ -14,10 +15,6 @@ export interface JsonBody {
   /** The top-level members with their spans, when the body is an object. */
   members: WalkedMember[] | null;
 }
-
-// Bodies from this size are parsed in slices (parse-sliced.ts): JSON.parse of 1 MiB of dense
-// JSON takes about 10 ms, of 15 MiB up to 250 ms in one go.
-const SLICED_PARSE_BYTES = 1024 * 1024;
 
 function parseWhole(raw: Buffer): unknown {
   try {
@@ -45,11 +42,10 @@ export function refuseDuplicates(members: readonly Member[], keysRecapReads: Rea
   }
 }
 
-/** The request path's parse: big bodies in slices (`pause` between them), small ones in one go. */
-export async function readJsonBody(raw: Buffer, pause: Pause): Promise<JsonBody> {
-  if (raw.length < SLICED_PARSE_BYTES) return parseJsonBody(raw);
+/** The request path's parse, in slices (`pause` between them); `items`, the array of conversation items and those seen before. */
+export async function readJsonBody(raw: Buffer, pause: Pause, items?: KnownItems): Promise<JsonBody> {
   try {
-    return { ...(await parseSliced(raw, pause)), raw };
+    return { ...(await parseSliced(raw, pause, items && { items })), raw };
   } catch (err) {
     if (err instanceof SyntaxError) throw errors.invalidJson(err.message);
     throw err;

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createSeenItems } from '../seen/seen-items.js';
 import { noPause } from '../slicing/slicer.js';
 import { parseSliced } from './parse-sliced.js';
 import { stringifyJson } from './stringify.js';
@@ -114,5 +115,25 @@ describe('parseSliced', () => {
     const text = `{"messages":${'['.repeat(depth)}${']'.repeat(depth)}}`;
     const { value } = await parseSliced(Buffer.from(text), noPause, walkAll);
     expect(Object.keys(value as object)).toEqual(['messages']);
+  });
+
+  it('gives JSON.parse’s value with items seen before taken from the cache, across edits and reorders', async () => {
+    const item = fc.oneof(fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 4 }), fc.jsonValue());
+    const request = fc.array(item, { maxLength: 6 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(request, { minLength: 2, maxLength: 4 }), fc.boolean(), async (requests, walk) => {
+        const seen = createSeenItems(1 << 20);
+        const pool: unknown[] = requests.flat();
+        for (const items of requests) {
+          // Later requests resend earlier items, in any order, next to new ones.
+          const sent = [...items, ...pool.filter((_, i) => (i + items.length) % 3 === 0)];
+          const text = `{"model":"m","messages":[${sent.map((v) => JSON.stringify(v)).join(' , ')}],"n":1}`;
+          const { value, members } = await parseSliced(Buffer.from(text), noPause, { ...(walk ? walkAll : {}), items: { key: 'messages', seen } });
+          expect(value).toEqual(JSON.parse(text));
+          expect(members!.find((m) => m.key === 'messages')!.elements).toHaveLength(sent.length);
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -1,17 +1,18 @@
 import { isAscii } from 'node:buffer';
+import type { SeenItems } from '../seen/seen-items.js';
 import type { Pause } from '../slicing/slicer.js';
 import {
   CLOSE_ARRAY,
   CLOSE_OBJECT,
+  containerEnd,
+  firstItem,
   JsonScanError,
   type Member,
+  memberKey,
+  nextItem,
   OPEN_ARRAY,
   OPEN_OBJECT,
   type Span,
-  containerEnd,
-  firstItem,
-  memberKey,
-  nextItem,
   skipWhitespace,
   valueEnd,
 } from './scan.js';
@@ -23,7 +24,9 @@ import { recordKeys } from './walked-keys.js';
 // PIECE_BYTES goes to JSON.parse whole; a bigger object or array is walked by the scanner
 // (scan.ts) and its items parsed one by one, pausing between them. Only a few levels are walked;
 // deeper, a value goes to JSON.parse whole (JSON.parse does not recurse on the call stack, so any
-// depth parses).
+// depth parses). The array of conversation items (`messages`, `input`) is always walked, item by
+// item, and an item whose bytes this process parsed before is taken from the cache of seen items
+// (seen/seen-items.ts) instead of being parsed again: a request costs the parse of what is new in it.
 
 const PIECE_BYTES = 256 * 1024;
 const MAX_WALKED_DEPTH = 8;
@@ -66,16 +69,26 @@ interface Parsed {
   elements?: Span[];
 }
 
+/** The top-level member whose array holds the conversation's items, and the items seen before. */
+export interface KnownItems {
+  key: string;
+  seen: SeenItems;
+}
+
 export interface SlicedOptions {
   /** Values up to this size go to JSON.parse whole (smaller in tests, to walk small documents). */
   pieceBytes?: number;
+  items?: KnownItems;
 }
+
+const isObject = (v: unknown): v is object => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 class SlicedParser {
   constructor(
     private readonly buf: Buffer,
     private readonly pause: Pause,
     private readonly pieceBytes: number,
+    private readonly items: KnownItems | undefined,
   ) {}
 
   /** `walk`: walk an object or array whatever its size (the top level, whose spans are wanted). */
@@ -95,13 +108,16 @@ class SlicedParser {
     let last = open + 1;
     while (pos !== -1) {
       const { key, valueStart } = memberKey(this.buf, pos);
-      const child = await this.value(valueStart, depth + 1);
+      const items = depth === 0 && key === this.items?.key && this.buf[valueStart] === OPEN_ARRAY ? this.items.seen : undefined;
+      const child = items ? await this.knownItems(valueStart, items) : await this.value(valueStart, depth + 1);
       if (!Object.hasOwn(target, key)) keys.push(key);
       setMember(target, key, child.value);
       members.push({ key, keyStart: pos, value: { start: valueStart, end: child.end }, ...(child.elements ? { elements: child.elements } : {}) });
       last = child.end;
       pos = nextItem(this.buf, last, CLOSE_OBJECT);
-      await this.pause();
+      // No await unless the slice is used up: an await is a turn of the microtask queue per item.
+      const due = this.pause();
+      if (due) await due;
     }
     recordKeys(target, keys);
     return { value: target, end: containerEnd(this.buf, last), members };
@@ -118,7 +134,34 @@ class SlicedParser {
       elements.push({ start: pos, end: child.end });
       last = child.end;
       pos = nextItem(this.buf, last, CLOSE_ARRAY);
-      await this.pause();
+      // No await unless the slice is used up: an await is a turn of the microtask queue per item.
+      const due = this.pause();
+      if (due) await due;
+    }
+    return { value: target, end: containerEnd(this.buf, last), elements };
+  }
+
+  /** The items array (walked whatever its size): an item seen before is taken as parsed then, the others parsed and kept. */
+  private async knownItems(open: number, seen: SeenItems): Promise<Parsed> {
+    const target: unknown[] = [];
+    const elements: Span[] = [];
+    let pos = firstItem(this.buf, open, CLOSE_ARRAY);
+    let last = open + 1;
+    while (pos !== -1) {
+      const found = seen.find(this.buf, pos);
+      if (found) {
+        target.push(found.item);
+        last = found.end;
+      } else {
+        const child = await this.value(pos, 1);
+        if (isObject(child.value)) seen.keep(this.buf, pos, child.end, child.value);
+        target.push(child.value);
+        last = child.end;
+      }
+      elements.push({ start: pos, end: last });
+      pos = nextItem(this.buf, last, CLOSE_ARRAY);
+      const due = this.pause();
+      if (due) await due;
     }
     return { value: target, end: containerEnd(this.buf, last), elements };
   }
@@ -126,7 +169,7 @@ class SlicedParser {
 
 /** The document in `buf`, parsed as JSON.parse would; throws a SyntaxError where it would. */
 export async function parseSliced(buf: Buffer, pause: Pause, options: SlicedOptions = {}): Promise<SlicedDocument> {
-  const parser = new SlicedParser(buf, pause, options.pieceBytes ?? PIECE_BYTES);
+  const parser = new SlicedParser(buf, pause, options.pieceBytes ?? PIECE_BYTES, options.items);
   const start = skipWhitespace(buf, 0);
   if (start === buf.length) throw new JsonScanError('Unexpected end of JSON input', start);
   const top = await parser.value(start, 0, true);

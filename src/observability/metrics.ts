@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 // Labels are bounded: `model` is the config entry's `match` (or "unconfigured"), never the raw
 // name a client sent, so that no client can blow up the number of series.
@@ -89,6 +89,27 @@ export function createMetrics() {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** Reports the size of the cache of seen items (seen/seen-items.ts) on every scrape. */
+export function watchSeenItems(metrics: Metrics, seen: { readonly bytes: number; readonly entries: number }): void {
+  const r = { registers: [metrics.registry] };
+  new Gauge({
+    ...r,
+    name: 'recap_seen_items_bytes',
+    help: 'Memory the conversation items kept parsed take (estimated bytes)',
+    collect() {
+      this.set(seen.bytes);
+    },
+  });
+  new Gauge({
+    ...r,
+    name: 'recap_seen_items',
+    help: 'Conversation items kept parsed, so that a request parses only what is new in it',
+    collect() {
+      this.set(seen.entries);
+    },
+  });
+}
 
 /** Counts the identifiers of one new summary by what became of them (the ledger, compaction/ledger.ts). */
 export function countLedger(metrics: Metrics, model: string, counts: { kept: number; appended: number; dropped: number }): void {

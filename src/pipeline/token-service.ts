@@ -1,22 +1,19 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import type { ChatMessage, ChatRequest } from '../messages/types.js';
-import { messageHash } from '../conversation/canonical.js';
 import type { Config, ModelConfig } from '../config/config.js';
+import { messageHash } from '../conversation/canonical.js';
+import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import type { Metrics } from '../observability/metrics.js';
 import { type Budget, type OutputLimits, resolveBudget } from '../tokens/budget.js';
 import { createTokenCache } from '../tokens/cache.js';
 import { createCalibration } from '../tokens/calibration.js';
 import { createTokenCounter, type TokenCounter } from '../tokens/counter.js';
 import { type EncodingName, preloadEncodings } from '../tokens/encodings.js';
-import { type ConversationMemo, type Recalled, createConversationMemo } from '../tokens/memo.js';
 
 // Token accounting as the request path uses it: one counter per encoding sharing one bounded
 // cache, the budget rule, and per-model calibration from the upstream's reported usage (rule 3).
 
 export interface TokenService {
   counterFor(encoding: EncodingName): TokenCounter;
-  /** Recent conversations' last requests, so their history is not hashed again every turn. */
-  memo: ConversationMemo;
   /** Multiplies an estimate by the model's calibration factor, where calibration applies. */
   scaleFor(model: ModelConfig | undefined): (tokens: number) => number;
   budgetFor(model: ModelConfig, req: OutputLimits, toolsTokens: number): Budget;
@@ -46,7 +43,6 @@ export function createTokenService(config: Config, metrics: Metrics): TokenServi
       }
       return counter;
     },
-    memo: createConversationMemo(config.tokens.memo_max_bytes),
     scaleFor(model) {
       if (!model || !calibrates(model)) return identity;
       const f = calibration.factor(model.match);
@@ -78,14 +74,15 @@ export interface RequestTokens {
 }
 
 // Hashing a large body takes a few milliseconds; in slices, the event loop keeps moving (and
-// keeps writing a request that was forwarded first) while it runs.
+// keeps writing a request that was forwarded first) while it runs. A message seen before
+// (seen/seen-items.ts) has its hash already.
 const HASH_SLICE_MS = 0.5;
 
-async function hashMessages(messages: readonly ChatMessage[], recalled: Recalled | undefined, leading: readonly string[] | undefined): Promise<string[]> {
+async function hashMessages(messages: readonly ChatMessage[]): Promise<string[]> {
   const hashes: string[] = [];
   let sliceStart = performance.now();
-  for (const [i, m] of messages.entries()) {
-    hashes.push(recalled?.hashes[i] ?? leading?.[i] ?? messageHash(m));
+  for (const m of messages) {
+    hashes.push(messageHash(m));
     if (performance.now() - sliceStart > HASH_SLICE_MS) {
       await nextMacrotask();
       sliceStart = performance.now();
@@ -94,24 +91,12 @@ async function hashMessages(messages: readonly ChatMessage[], recalled: Recalled
   return hashes;
 }
 
-/**
- * `conversation` (tenant and conversation, as one string), when known, lets the memo skip the
- * history; `leadingHashes`, the first messages' hashes when identifying already worked them out.
- */
-export async function countRequest(
-  tokens: TokenService,
-  body: ChatRequest,
-  model: ModelConfig | undefined,
-  conversation?: string,
-  leadingHashes?: readonly string[],
-): Promise<RequestTokens> {
+export async function countRequest(tokens: TokenService, body: ChatRequest, model: ModelConfig | undefined): Promise<RequestTokens> {
   const counter = tokens.counterFor(model?.encoding ?? 'o200k_base');
   const scale = tokens.scaleFor(model);
-  const recalled = conversation === undefined ? undefined : tokens.memo.recall(conversation, counter.encoding, body.messages);
   // One hash per message serves both the token cache and the records' hash chain.
-  const hashes = await hashMessages(body.messages, recalled, leadingHashes);
-  const counted = await counter.countMessagesAsync(body.messages, hashes, recalled?.tokens);
-  if (conversation !== undefined) tokens.memo.remember(conversation, counter.encoding, body.messages, hashes, counted.perMessage);
+  const hashes = await hashMessages(body.messages);
+  const counted = await counter.countMessagesAsync(body.messages, hashes);
   const rawTools = counter.countTools(body);
   const perMessage = counted.perMessage.map(scale);
   const primingTokens = counted.total - counted.perMessage.reduce((x, y) => x + y, 0);

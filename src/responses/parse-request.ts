@@ -1,5 +1,6 @@
 import { errors } from '../errors.js';
 import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../json/body.js';
+import type { SeenItems } from '../seen/seen-items.js';
 import type { Pause } from '../slicing/slicer.js';
 import type { ResponsesRequest } from './types.js';
 
@@ -15,9 +16,9 @@ export interface ResponsesBody extends JsonBody {
 // The top-level keys whose value changes what recap does with a Responses request.
 const KEYS_RECAP_READS = new Set(['model', 'input', 'instructions', 'tools', 'max_output_tokens', 'previous_response_id', 'conversation']);
 
-/** The request path's parse: big bodies in slices (`pause` between them), small ones in one go. */
-export async function readResponsesRequest(raw: Buffer, pause: Pause): Promise<ResponsesBody> {
-  const json = await readJsonBody(raw, pause);
+/** The request path's parse, in slices (`pause` between them); input items in `seen` are not parsed again. */
+export async function readResponsesRequest(raw: Buffer, pause: Pause, seen?: SeenItems): Promise<ResponsesBody> {
+  const json = await readJsonBody(raw, pause, seen && { key: 'input', seen });
   if (json.members) refuseDuplicates(json.members, KEYS_RECAP_READS);
   return { ...json, body: checkRequest(json.value) };
 }

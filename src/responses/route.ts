@@ -1,9 +1,9 @@
 import type { ModelConfig } from '../config/config.js';
-import type { AppDeps } from '../runtime/deps.js';
 import type { WireRoute } from '../http/compacting-handler.js';
 import { spliceArray } from '../json/splice.js';
+import type { AppDeps } from '../runtime/deps.js';
+import { isCompactable, type ResponsesBody, readResponsesRequest } from './parse-request.js';
 import { responsesStreamEnd } from './stream-end.js';
-import { type ResponsesBody, isCompactable, readResponsesRequest } from './parse-request.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
 /** Forwarded before counting: nothing to compact (no config, strategy off, or state kept by the provider). */
@@ -16,7 +16,7 @@ export function responsesRoute(deps: AppDeps): WireRoute<ResponsesRequest, Respo
   return {
     itemsKey: 'input',
     upstreamPath: '/responses',
-    read: readResponsesRequest,
+    read: (raw, pause) => readResponsesRequest(raw, pause, deps.seen),
     canForwardFirst,
     compaction: deps.responses,
     // Compacted requests always have an `input` array (isCompactable).

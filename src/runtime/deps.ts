@@ -1,11 +1,12 @@
-import type { ChatMessage, ChatRequest } from '../messages/types.js';
-import type { RouteCompaction } from '../pipeline/prepare.js';
-import type { ResponseItem, ResponsesRequest } from '../responses/types.js';
 import type { Config, ModelConfig } from '../config/config.js';
 import type { EventRecorder } from '../events/recorder.js';
+import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { RouteCompaction } from '../pipeline/prepare.js';
 import type { Records } from '../pipeline/records.js';
+import type { ResponseItem, ResponsesRequest } from '../responses/types.js';
+import type { SeenItems } from '../seen/seen-items.js';
 import type { UpstreamRegistry } from '../upstream/client.js';
 
 export interface ModelRoute {
@@ -25,6 +26,8 @@ export interface AppDeps {
   metrics: Metrics;
   records: Records;
   events: EventRecorder;
+  /** The conversation items parsed lately, so that a request parses only what is new in it. */
+  seen: SeenItems;
   /** Key of the tenant and conversation hashes (the inspection endpoints need it too). */
   secret: string;
   readiness(): Promise<{ ready: boolean; store: string }>;

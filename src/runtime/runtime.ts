@@ -1,20 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { createChatCompaction } from '../chat/prepare.js';
-import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import { CredentialProofs } from '../auth/credential-proofs.js';
 import { openRelayWarning } from '../auth/open-relay.js';
 import { TenantBudget } from '../background/tenant-budget.js';
+import { createChatCompaction } from '../chat/prepare.js';
 import type { Config } from '../config/config.js';
 import { clientTenant } from '../conversation/identify.js';
 import { createEventRecorder, type EventRecorder } from '../events/recorder.js';
+import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import type { Logger } from '../observability/logger.js';
-import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { createMetrics, type Metrics, watchSeenItems } from '../observability/metrics.js';
 import { type BackgroundCompactor, createBackgroundCompactor } from '../pipeline/background.js';
 import type { RouteCompaction } from '../pipeline/prepare.js';
-import { createResponsesCompaction } from '../responses/prepare.js';
-import type { ResponseItem, ResponsesRequest } from '../responses/types.js';
 import { createRecords, type Records } from '../pipeline/records.js';
 import { createTokenService } from '../pipeline/token-service.js';
+import { createResponsesCompaction } from '../responses/prepare.js';
+import type { ResponseItem, ResponsesRequest } from '../responses/types.js';
+import { createSeenItems, type SeenItems } from '../seen/seen-items.js';
 import { createStore } from '../store/create-store.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { createSummarizer } from '../summarizer/client.js';
@@ -27,6 +28,7 @@ export interface Runtime {
   upstreams: UpstreamRegistry;
   records: Records;
   events: EventRecorder;
+  seen: SeenItems;
   compaction: RouteCompaction<ChatRequest, ChatMessage>;
   responses: RouteCompaction<ResponsesRequest, ResponseItem>;
   background: BackgroundCompactor;
@@ -69,6 +71,8 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const { max_checkpoints: perBranch, max_branches: branches } = config.store;
   const records = createRecords(store, metrics, logger, { perBranch, total: perBranch * branches });
   const tokens = createTokenService(config, metrics);
+  const seen = createSeenItems(config.tokens.memo_max_bytes);
+  watchSeenItems(metrics, seen);
   const summarizer = createSummarizer(upstreams);
   const secret = serverSecret(config, logger);
   const relay = openRelayWarning(config);
@@ -97,6 +101,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     upstreams,
     records,
     events,
+    seen,
     compaction,
     responses,
     background,

@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatRequest } from '../messages/types.js';
-import { type Pause, SLICE_MS, createSlicer } from '../slicing/slicer.js';
-import { tokenCacheKey, tokenCacheKeyFromHash, type TokenCache } from './cache.js';
-import { getTokenizer, type EncodingName, type TextTokenizer } from './encodings.js';
+import { createSlicer, type Pause, SLICE_MS } from '../slicing/slicer.js';
+import { type TokenCache, tokenCacheKey, tokenCacheKeyFromHash } from './cache.js';
+import { type EncodingName, getTokenizer, type TextTokenizer } from './encodings.js';
 import { messageCost, REPLY_PRIMING_TOKENS } from './message-tokens.js';
 import { piecesForCounting } from './split.js';
 import { toolsTokens } from './tools-tokens.js';
@@ -26,11 +26,8 @@ export interface TokenCounter {
    * what counting a cached message costs.
    */
   countMessages(ms: readonly ChatMessage[], hashes?: readonly string[]): MessageCounts;
-  /**
-   * Same result as countMessages, tokenizing in slices so the event loop is never held long.
-   * `known[i]`, where set, is message i's count already (the conversation memo's).
-   */
-  countMessagesAsync(ms: readonly ChatMessage[], hashes?: readonly string[], known?: readonly (number | undefined)[]): Promise<MessageCounts>;
+  /** Same result as countMessages, tokenizing in slices so the event loop is never held long. */
+  countMessagesAsync(ms: readonly ChatMessage[], hashes?: readonly string[]): Promise<MessageCounts>;
   /** Tokens of the request's tools, functions and response_format definitions. */
   countTools(req: ChatRequest): number;
 }
@@ -101,15 +98,10 @@ export function createTokenCounter({ encoding, cache }: TokenCounterOptions): To
     countText,
     countMessage,
     countMessages: (ms, hashes) => totals(ms.map((m, i) => countMessage(m, hashes?.[i]))),
-    countMessagesAsync: async (ms, hashes, known) => {
+    countMessagesAsync: async (ms, hashes) => {
       const pause = createSlicer(SLICE_MS);
       const perMessage: number[] = [];
       for (const [i, m] of ms.entries()) {
-        const given = known?.[i];
-        if (given !== undefined) {
-          perMessage.push(given);
-          continue;
-        }
         const key = keyOf(m, hashes?.[i]);
         // A cached message costs a lookup, not a trip through the microtask queue.
         perMessage.push(cached(key) ?? (await countUncachedSliced(m, key, pause)));

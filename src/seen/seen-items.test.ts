@@ -1,0 +1,101 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parsedBytesEstimate } from './parsed-size.js';
+import { createSeenItems, LOOKUP_BYTES } from './seen-items.js';
+
+// The cache of parsed items answers only for the exact bytes it kept, wherever they sit in a later
+// request, and holds no more than its bound.
+
+function keepAll(seen: ReturnType<typeof createSeenItems>, texts: readonly string[]): object[] {
+  const buf = Buffer.from(`[${texts.join(',')}]`);
+  let at = 1;
+  return texts.map((t) => {
+    const item = JSON.parse(t) as object;
+    seen.keep(buf, at, at + Buffer.byteLength(t), item);
+    at += Buffer.byteLength(t) + 1;
+    return item;
+  });
+}
+
+const long = (text: string) => JSON.stringify({ role: 'tool', tool_call_id: 'call_1', content: text.repeat(40) });
+
+describe('createSeenItems', () => {
+  it('finds an item kept from one request at any place of another, and where its bytes end', () => {
+    const seen = createSeenItems(1 << 20);
+    const short = '{"role":"user","content":"hi"}';
+    const [a, b] = keepAll(seen, [short, long('ok ')]);
+    const next = Buffer.from(`{"messages":[ ${long('ok ')} , ${short}]}`);
+    const longAt = next.indexOf('{"role":"tool"');
+    expect(seen.find(next, longAt)).toEqual({ item: b, end: longAt + long('ok ').length });
+    const shortAt = next.indexOf(short);
+    expect(seen.find(next, shortAt)?.item).toBe(a);
+    expect(seen.find(next, shortAt)?.end).toBe(shortAt + short.length);
+  });
+
+  it('never answers for bytes that differ from the kept ones, wherever the difference is', () => {
+    const text = long('abc ');
+    fc.assert(
+      fc.property(fc.nat({ max: text.length - 1 }), fc.constantFrom('x', '7', ' ', '\\'), (at, by) => {
+        const seen = createSeenItems(1 << 20);
+        keepAll(seen, [text]);
+        const edited = text.slice(0, at) + by + text.slice(at + 1);
+        let found: unknown;
+        try {
+          found = seen.find(Buffer.from(edited), 0);
+        } catch (err) {
+          // The edit broke the JSON (an escaped quote): the body is refused as on a miss.
+          expect(err).toBeInstanceOf(SyntaxError);
+        }
+        if (edited === text) expect(found).toBeDefined();
+        else expect(found).toBeUndefined();
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('tells apart items that share their first bytes, and a short item from the bytes after it', () => {
+    const seen = createSeenItems(1 << 20);
+    const head = 'x'.repeat(LOOKUP_BYTES);
+    const one = JSON.stringify({ content: `${head} one` });
+    const two = JSON.stringify({ content: `${head} two` });
+    const [a, b] = keepAll(seen, [one, two]);
+    expect(seen.find(Buffer.from(one), 0)?.item).toBe(a);
+    expect(seen.find(Buffer.from(two), 0)?.item).toBe(b);
+    expect(seen.find(Buffer.from(JSON.stringify({ content: `${head} three` })), 0)).toBeUndefined();
+    const [c] = keepAll(seen, ['{"a":1}']);
+    expect(seen.find(Buffer.from('{"a":1},{"b":2}'), 0)).toEqual({ item: c, end: 7 });
+    expect(seen.find(Buffer.from('{"a":12}'), 0)).toBeUndefined();
+  });
+
+  it('keeps only objects, and nothing when its bound is 0', () => {
+    const seen = createSeenItems(1 << 20);
+    seen.keep(Buffer.from('[1,2]'), 0, 5, [1, 2]);
+    expect(seen.entries).toBe(0);
+    const off = createSeenItems(0);
+    keepAll(off, ['{"a":1}']);
+    expect(off.find(Buffer.from('{"a":1}'), 0)).toBeUndefined();
+    expect(off.bytes).toBe(0);
+  });
+
+  it('holds no more than its bound (estimated), dropping the least recently used', () => {
+    const maxBytes = 64 * 1024;
+    const seen = createSeenItems(maxBytes);
+    const texts = Array.from({ length: 200 }, (_, i) => long(`step ${i} `));
+    const items = keepAll(seen, texts);
+    expect(seen.bytes).toBeLessThanOrEqual(maxBytes);
+    expect(seen.bytes).toBeGreaterThan(maxBytes / 2);
+    expect(seen.find(Buffer.from(texts[0]!), 0)).toBeUndefined();
+    expect(seen.find(Buffer.from(texts[199]!), 0)?.item).toBe(items[199]);
+    // An item bigger than a quarter of the bound is not kept at all.
+    keepAll(seen, [long('y'.repeat(400))]);
+    expect(seen.find(Buffer.from(long('y'.repeat(400))), 0)).toBeUndefined();
+  });
+});
+
+describe('parsedBytesEstimate', () => {
+  it('counts text twice and every object, array, member and element more', () => {
+    const text = Buffer.from('{"a":[1,{}]}');
+    // 12 bytes; `{`, `:`, `[`, `,`, `{`: 5 structural characters.
+    expect(parsedBytesEstimate(text, 0, text.length)).toBe(2 * 12 + 5 * 48);
+  });
+});

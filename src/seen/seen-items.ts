@@ -1,0 +1,101 @@
+import { LRUCache } from 'lru-cache';
+import { OPEN_OBJECT, valueEnd } from '../json/scan.js';
+import { parsedBytesEstimate } from './parsed-size.js';
+
+// The items (chat messages, Responses input items) this process parsed lately, by their bytes: an
+// agent resends its whole history with every step, byte for byte, so most items of a request were
+// parsed before. An item found here is the object parsed from the same bytes last time, so that
+// the request path parses only the bytes that are new; the item's canonical hash and token count
+// are memoized per object (conversation/canonical.ts, the token cache), so a known item is neither
+// hashed nor counted again either.
+//
+// Found by comparing bytes, never by trusting a digest: an item is looked up by its first bytes
+// (the whole item, when it is short) and taken only when its kept bytes equal the request's at
+// that place, a memory compare. A JSON object is self-delimiting, so equal bytes are the same
+// item ending at the same place, and no byte of a changed item can reuse what another one parsed
+// to. Items are never changed once parsed (the engine makes new objects for what it changes), so
+// one object serves every request that sends its bytes, concurrent ones too.
+
+/** Bytes of an item that look it up; a shorter item is looked up by all of its bytes. */
+export const LOOKUP_BYTES = 128;
+/** Items kept under one lookup (items whose first bytes are the same); the oldest goes first. */
+const PER_LOOKUP = 8;
+// Per entry: its Buffer (~200 bytes of heap, measured), the bucket's slot and lru-cache's own.
+const ENTRY_OVERHEAD_BYTES = 320;
+
+interface Entry {
+  bytes: Buffer;
+  item: object;
+  size: number;
+}
+
+export interface Found {
+  item: object;
+  /** Just after the item's bytes in the request. */
+  end: number;
+}
+
+export interface SeenItems {
+  /** The item whose bytes start at `pos` in `buf`, when the same bytes were kept. */
+  find(buf: Buffer, pos: number): Found | undefined;
+  /** Keeps `item`, parsed from `buf[start, end)`, for later requests that send these bytes. */
+  keep(buf: Buffer, start: number, end: number, item: object): void;
+  /** What the kept items take, estimated (parsed-size.ts), and how many there are. */
+  readonly bytes: number;
+  readonly entries: number;
+}
+
+function lookupKey(buf: Buffer, pos: number, end: number): string {
+  return buf.toString('latin1', pos, end);
+}
+
+/** Where the lookup of the item at `pos` ends: the item's own end when it is short, else LOOKUP_BYTES in. */
+function lookupEnd(buf: Buffer, pos: number): number {
+  const end = valueEnd(buf, pos, LOOKUP_BYTES);
+  return end === -1 ? pos + LOOKUP_BYTES : end;
+}
+
+function sameBytes(entry: Entry, buf: Buffer, pos: number): boolean {
+  const end = pos + entry.bytes.length;
+  return end <= buf.length && buf.compare(entry.bytes, 0, entry.bytes.length, pos, end) === 0;
+}
+
+/** A cache of at most `maxBytes` (estimated); 0 keeps nothing. */
+export function createSeenItems(maxBytes: number): SeenItems {
+  const lru =
+    maxBytes > 0
+      ? new LRUCache<string, Entry[]>({
+          maxSize: maxBytes,
+          // One huge item never pushes out everything else.
+          maxEntrySize: Math.max(1, Math.floor(maxBytes / 4)),
+          sizeCalculation: (bucket) => bucket.reduce((n, e) => n + e.size, 0),
+        })
+      : undefined;
+  return {
+    find(buf, pos) {
+      if (!lru || buf[pos] !== OPEN_OBJECT) return undefined;
+      const bucket = lru.get(lookupKey(buf, pos, lookupEnd(buf, pos)));
+      const entry = bucket?.find((e) => sameBytes(e, buf, pos));
+      return entry && { item: entry.item, end: pos + entry.bytes.length };
+    },
+    keep(buf, start, end, item) {
+      if (!lru || buf[start] !== OPEN_OBJECT) return;
+      const key = lookupKey(buf, start, Math.min(end, start + LOOKUP_BYTES));
+      const size = end - start + parsedBytesEstimate(buf, start, end) + ENTRY_OVERHEAD_BYTES;
+      if (size > maxBytes / 4) return;
+      // Its own memory, not a view that would hold the whole request.
+      const bytes = Buffer.allocUnsafeSlow(end - start);
+      buf.copy(bytes, 0, start, end);
+      const others = (lru.get(key) ?? []).filter((e) => !e.bytes.equals(bytes));
+      lru.set(key, [{ bytes, item, size }, ...others].slice(0, PER_LOOKUP));
+    },
+    get bytes() {
+      return lru?.calculatedSize ?? 0;
+    },
+    get entries() {
+      let n = 0;
+      for (const bucket of lru?.values() ?? []) n += bucket.length;
+      return n;
+    },
+  };
+}
