@@ -3,6 +3,7 @@ import type { NeutralCall, NeutralItem } from '../compaction/items.js';
 import { contentText } from '../compaction/text.js';
 import { withMember } from '../json/splice.js';
 import type { WireItems } from '../pipeline/wire.js';
+import { oncePerItem } from '../seen/once-per-item.js';
 import type { ChatMessage } from '../messages/types.js';
 
 // Chat messages as the engine sees them (compaction/items.ts), and the chat form of what recap
@@ -47,7 +48,7 @@ export function clearedToolResult(m: ChatMessage, toolName: string | null, origi
 /** The chat route's items for the engine (pipeline/wire.ts). */
 export const chatWire: WireItems<ChatMessage> = {
   route: 'chat',
-  describe: describeChatMessage,
+  describe: oncePerItem(describeChatMessage),
   summaryItem: (sealed) => ({ role: 'system', content: sealed }),
   sealedTextOf: (m) => (m.role === 'system' ? contentText(m.content) : null),
   cleared: clearedToolResult,

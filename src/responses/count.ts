@@ -4,6 +4,7 @@ import type { ModelConfig } from '../config/config.js';
 import { jsonItemHash } from '../conversation/canonical.js';
 import type { CountedItems } from '../pipeline/prepare.js';
 import type { TokenService } from '../pipeline/token-service.js';
+import { oncePerItem } from '../seen/once-per-item.js';
 import { asChatMessage } from './items.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
@@ -14,6 +15,9 @@ import type { ResponseItem, ResponsesRequest } from './types.js';
 // Calibration from the upstream's reported `usage.input_tokens` corrects what this misses.
 
 const HASH_SLICE_MS = 0.5;
+
+// One chat message per item object, so that an item seen before finds its count (tokens/counter.ts).
+const countedAs = oncePerItem(asChatMessage);
 
 async function hashItems(items: readonly ResponseItem[]): Promise<string[]> {
   const hashes: string[] = [];
@@ -50,7 +54,7 @@ export async function countResponsesRequest(tokens: TokenService, body: Response
   const items = inputItems(body);
   const hashes = await hashItems(items);
   // The item's own hash keys the token cache: the chat message it amounts to is made only to count it.
-  const counted = await counter.countMessagesAsync(items.map(asChatMessage), hashes);
+  const counted = await counter.countMessagesAsync(items.map(countedAs), hashes);
   const instructions: ChatMessage | null = typeof body.instructions === 'string' && body.instructions !== '' ? { role: 'system', content: body.instructions } : null;
   const rawInstructions = instructions ? counter.countMessage(instructions) : 0;
   const rawTools = counter.countTools({ model: body.model, messages: instructions ? [instructions] : [], tools: asChatTools(body.tools) });
@@ -64,9 +68,9 @@ export async function countResponsesRequest(tokens: TokenService, body: Response
     perItem,
     fixedTokens,
     hashes,
-    countItem: (item) => scale(counter.countMessage(asChatMessage(item))),
+    countItem: (item) => scale(counter.countMessage(countedAs(item))),
     tokensIn: perItem.reduce((x, y) => x + y, 0) + fixedTokens + toolsTokens,
     toolsTokens,
-    rawOut: (view) => (view ? counter.countMessages(view.map(asChatMessage)).total + rawInstructions + rawTools : rawIn),
+    rawOut: (view) => (view ? counter.countMessages(view.map(countedAs)).total + rawInstructions + rawTools : rawIn),
   };
 }

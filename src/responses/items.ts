@@ -4,6 +4,7 @@ import type { NeutralItem } from '../compaction/items.js';
 import { withMember } from '../json/splice.js';
 import { stringifyJson } from '../json/stringify.js';
 import type { WireItems } from '../pipeline/wire.js';
+import { oncePerItem } from '../seen/once-per-item.js';
 import type { ResponseItem } from './types.js';
 
 // Responses API input items as the engine sees them (compaction/items.ts). A message counts by its
@@ -93,7 +94,7 @@ export function asChatMessage(item: ResponseItem): ChatMessage {
 /** The Responses route's items for the engine (pipeline/wire.ts). */
 export const responsesWire: WireItems<ResponseItem> = {
   route: 'responses',
-  describe: describeResponseItem,
+  describe: oncePerItem(describeResponseItem),
   // One system message item right after the pinned block, as the chat route's summary.
   summaryItem: (sealed) => ({ type: 'message', role: 'system', content: sealed }),
   sealedTextOf(item) {

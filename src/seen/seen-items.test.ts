@@ -39,13 +39,7 @@ describe('createSeenItems', () => {
         const seen = createSeenItems(1 << 20);
         keepAll(seen, [text]);
         const edited = text.slice(0, at) + by + text.slice(at + 1);
-        let found: unknown;
-        try {
-          found = seen.find(Buffer.from(edited), 0);
-        } catch (err) {
-          // The edit broke the JSON (an escaped quote): the body is refused as on a miss.
-          expect(err).toBeInstanceOf(SyntaxError);
-        }
+        const found = seen.find(Buffer.from(edited), 0);
         if (edited === text) expect(found).toBeDefined();
         else expect(found).toBeUndefined();
       }),

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import { OPEN_OBJECT, valueEnd } from '../json/scan.js';
+import { OPEN_OBJECT } from '../json/scan.js';
+import { endWithin } from './end-within.js';
 import { parsedBytesEstimate } from './parsed-size.js';
 
 // The items (chat messages, Responses input items) this process parsed lately, by their bytes: an
@@ -51,8 +52,8 @@ function lookupKey(buf: Buffer, pos: number, end: number): string {
 
 /** Where the lookup of the item at `pos` ends: the item's own end when it is short, else LOOKUP_BYTES in. */
 function lookupEnd(buf: Buffer, pos: number): number {
-  const end = valueEnd(buf, pos, LOOKUP_BYTES);
-  return end === -1 ? pos + LOOKUP_BYTES : end;
+  const end = endWithin(buf, pos, LOOKUP_BYTES);
+  return end === -1 ? Math.min(buf.length, pos + LOOKUP_BYTES) : end;
 }
 
 function sameBytes(entry: Entry, buf: Buffer, pos: number): boolean {

@@ -75,14 +75,27 @@ export function createTokenCounter({ encoding, cache }: TokenCounterOptions): To
 
   const cached = (key: string | undefined): number | undefined => (key === undefined ? undefined : cache?.get(key));
 
+  // Per message object too: a message seen before comes back as the same object with every request
+  // that sends its bytes (seen/seen-items.ts), and costs a WeakMap lookup then, not a cache key.
+  const counted = new WeakMap<ChatMessage, number>();
+  const countOf = (m: ChatMessage, tokens: number): number => {
+    counted.set(m, tokens);
+    return tokens;
+  };
+
   const countMessage = (m: ChatMessage, hash?: string): number => {
+    const known = counted.get(m);
+    if (known !== undefined) return known;
     const key = keyOf(m, hash);
     const hit = cached(key);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) return countOf(m, hit);
     const cost = messageCost(m);
-    return remember(
-      key,
-      cost.texts.reduce((n, text) => n + countText(text), cost.fixedTokens),
+    return countOf(
+      m,
+      remember(
+        key,
+        cost.texts.reduce((n, text) => n + countText(text), cost.fixedTokens),
+      ),
     );
   };
 
@@ -90,7 +103,7 @@ export function createTokenCounter({ encoding, cache }: TokenCounterOptions): To
     const cost = messageCost(m);
     let tokens = cost.fixedTokens;
     for (const text of cost.texts) tokens += await countTextSliced(tokenizer, text, pause);
-    return remember(key, tokens);
+    return countOf(m, remember(key, tokens));
   };
 
   return {
@@ -102,9 +115,15 @@ export function createTokenCounter({ encoding, cache }: TokenCounterOptions): To
       const pause = createSlicer(SLICE_MS);
       const perMessage: number[] = [];
       for (const [i, m] of ms.entries()) {
+        const known = counted.get(m);
+        if (known !== undefined) {
+          perMessage.push(known);
+          continue;
+        }
         const key = keyOf(m, hashes?.[i]);
+        const hit = cached(key);
         // A cached message costs a lookup, not a trip through the microtask queue.
-        perMessage.push(cached(key) ?? (await countUncachedSliced(m, key, pause)));
+        perMessage.push(hit !== undefined ? countOf(m, hit) : await countUncachedSliced(m, key, pause));
         const due = pause();
         if (due) await due;
       }
