@@ -33,6 +33,9 @@ function checkRequest(body: unknown): ChatRequest {
   return req as ChatRequest;
 }
 
+// The same tool definitions come with every request of a conversation: taken whole from the cache too.
+const WHOLE = new Set(['tools']);
+
 // A message this big gets its canonical hash worked out here, in slices: the request path hashes
 // messages synchronously (identifying, counting), and hashing 200k tool calls or a 300k-key part
 // in one go held the event loop for 0.5-1 s, a 15 MB pasted log for 60 ms.
@@ -40,7 +43,7 @@ const PRIMED_MESSAGE_BYTES = 64 * 1024;
 
 /** The request path's parse, in slices (`pause` between them); messages in `seen` are not parsed again. */
 export async function readChatRequest(raw: Buffer, pause: Pause, seen?: SeenItems): Promise<ChatBody> {
-  const json = await readJsonBody(raw, pause, seen && { key: 'messages', seen });
+  const json = await readJsonBody(raw, pause, seen && { key: 'messages', seen, whole: WHOLE });
   if (json.members) refuseDuplicates(json.members, KEYS_RECAP_READS);
   const body = checkRequest(json.value);
   // checkRequest found exactly one `messages`, an array. Only a walked array has element spans; a

@@ -124,11 +124,13 @@ describe('parseSliced', () => {
       fc.asyncProperty(fc.array(request, { minLength: 2, maxLength: 4 }), fc.boolean(), async (requests, walk) => {
         const seen = createSeenItems(1 << 20);
         const pool: unknown[] = requests.flat();
-        for (const items of requests) {
+        for (const fresh of requests) {
           // Later requests resend earlier items, in any order, next to new ones.
-          const sent = [...items, ...pool.filter((_, i) => (i + items.length) % 3 === 0)];
-          const text = `{"model":"m","messages":[${sent.map((v) => JSON.stringify(v)).join(' , ')}],"n":1}`;
-          const { value, members } = await parseSliced(Buffer.from(text), noPause, { ...(walk ? walkAll : {}), items: { key: 'messages', seen } });
+          const sent = [...fresh, ...pool.filter((_, i) => (i + fresh.length) % 3 === 0)];
+          const tools = JSON.stringify(pool.slice(0, 2));
+          const text = `{"model":"m","messages":[${sent.map((v) => JSON.stringify(v)).join(' , ')}],"tools":${tools},"n":1}`;
+          const items = { key: 'messages', seen, whole: new Set(['tools']) };
+          const { value, members } = await parseSliced(Buffer.from(text), noPause, { ...(walk ? walkAll : {}), items });
           expect(value).toEqual(JSON.parse(text));
           expect(members!.find((m) => m.key === 'messages')!.elements).toHaveLength(sent.length);
         }

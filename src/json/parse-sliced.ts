@@ -73,6 +73,8 @@ interface Parsed {
 export interface KnownItems {
   key: string;
   seen: SeenItems;
+  /** Top-level members looked up whole, the same way (`tools`: the same definitions every request). */
+  whole?: ReadonlySet<string>;
 }
 
 export interface SlicedOptions {
@@ -82,6 +84,7 @@ export interface SlicedOptions {
 }
 
 const isObject = (v: unknown): v is object => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isContainer = (v: unknown): v is object => v !== null && typeof v === 'object';
 
 class SlicedParser {
   constructor(
@@ -108,8 +111,7 @@ class SlicedParser {
     let last = open + 1;
     while (pos !== -1) {
       const { key, valueStart } = memberKey(this.buf, pos);
-      const items = depth === 0 && key === this.items?.key && this.buf[valueStart] === OPEN_ARRAY ? this.items.seen : undefined;
-      const child = items ? await this.knownItems(valueStart, items) : await this.value(valueStart, depth + 1);
+      const child = await this.member(key, valueStart, depth);
       if (!Object.hasOwn(target, key)) keys.push(key);
       setMember(target, key, child.value);
       members.push({ key, keyStart: pos, value: { start: valueStart, end: child.end }, ...(child.elements ? { elements: child.elements } : {}) });
@@ -121,6 +123,18 @@ class SlicedParser {
     }
     recordKeys(target, keys);
     return { value: target, end: containerEnd(this.buf, last), members };
+  }
+
+  /** A member's value: the items array and the members looked up whole go through the cache of seen items at the top level. */
+  private async member(key: string, valueStart: number, depth: number): Promise<Parsed> {
+    const known = depth === 0 ? this.items : undefined;
+    if (known && key === known.key && this.buf[valueStart] === OPEN_ARRAY) return this.knownItems(valueStart, known.seen);
+    if (!known?.whole?.has(key)) return this.value(valueStart, depth + 1);
+    const found = known.seen.find(this.buf, valueStart);
+    if (found) return { value: found.item, end: found.end };
+    const child = await this.value(valueStart, depth + 1);
+    if (isContainer(child.value)) known.seen.keep(this.buf, valueStart, child.end, child.value);
+    return child;
   }
 
   private async array(open: number, depth: number): Promise<Parsed> {

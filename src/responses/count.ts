@@ -34,13 +34,17 @@ async function hashItems(items: readonly ResponseItem[]): Promise<string[]> {
 
 /** Function tools in the chat route's shape, so one renderer counts both; other tools as they are. */
 function asChatTools(tools: unknown): unknown[] | undefined {
-  if (!Array.isArray(tools)) return undefined;
-  return tools.map((t) => {
+  return Array.isArray(tools) ? chatToolsOf(tools) : undefined;
+}
+
+// Once per `tools` array object, so that the counter finds its count (tokens/tools-tokens.ts).
+const chatToolsOf = oncePerItem((tools: unknown[]): unknown[] =>
+  tools.map((t) => {
     const tool = (t ?? {}) as { type?: unknown; name?: unknown; description?: unknown; parameters?: unknown };
     if (tool.type !== 'function') return t;
     return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
-  });
-}
+  }),
+);
 
 /** The items of a request: its `input` array, or its string input as one user message. */
 export function inputItems(body: ResponsesRequest): ResponseItem[] {

@@ -16,9 +16,12 @@ export interface ResponsesBody extends JsonBody {
 // The top-level keys whose value changes what recap does with a Responses request.
 const KEYS_RECAP_READS = new Set(['model', 'input', 'instructions', 'tools', 'max_output_tokens', 'previous_response_id', 'conversation']);
 
+// The same tool definitions come with every request of a conversation: taken whole from the cache too.
+const WHOLE = new Set(['tools']);
+
 /** The request path's parse, in slices (`pause` between them); input items in `seen` are not parsed again. */
 export async function readResponsesRequest(raw: Buffer, pause: Pause, seen?: SeenItems): Promise<ResponsesBody> {
-  const json = await readJsonBody(raw, pause, seen && { key: 'input', seen });
+  const json = await readJsonBody(raw, pause, seen && { key: 'input', seen, whole: WHOLE });
   if (json.members) refuseDuplicates(json.members, KEYS_RECAP_READS);
   return { ...json, body: checkRequest(json.value) };
 }

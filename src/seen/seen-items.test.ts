@@ -61,10 +61,14 @@ describe('createSeenItems', () => {
     expect(seen.find(Buffer.from('{"a":12}'), 0)).toBeUndefined();
   });
 
-  it('keeps only objects, and nothing when its bound is 0', () => {
+  it('keeps objects and arrays only, and nothing when its bound is 0', () => {
     const seen = createSeenItems(1 << 20);
-    seen.keep(Buffer.from('[1,2]'), 0, 5, [1, 2]);
+    seen.keep(Buffer.from('"text"'), 0, 6, new String('text'));
+    seen.keep(Buffer.from('12'), 0, 2, new Number(12));
     expect(seen.entries).toBe(0);
+    const list = [1, 2];
+    seen.keep(Buffer.from('[1,2]'), 0, 5, list);
+    expect(seen.find(Buffer.from('[1,2],3'), 0)).toEqual({ item: list, end: 5 });
     const off = createSeenItems(0);
     keepAll(off, ['{"a":1}']);
     expect(off.find(Buffer.from('{"a":1}'), 0)).toBeUndefined();

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { OPEN_OBJECT } from '../json/scan.js';
+import { OPEN_ARRAY, OPEN_OBJECT } from '../json/scan.js';
 import { endWithin } from './end-within.js';
 import { parsedBytesEstimate } from './parsed-size.js';
 
@@ -14,7 +14,7 @@ import { parsedBytesEstimate } from './parsed-size.js';
 // (the whole item, when it is short) and taken only when its kept bytes equal the request's at
 // that place, a memory compare. A JSON object is self-delimiting, so equal bytes are the same
 // item ending at the same place, and no byte of a changed item can reuse what another one parsed
-// to. Items are never changed once parsed (the engine makes new objects for what it changes), so
+// to. The `tools` definitions are kept the same way. Items are never changed once parsed (the engine makes new objects for what it changes), so
 // one object serves every request that sends its bytes, concurrent ones too.
 
 /** Bytes of an item that look it up; a shorter item is looked up by all of its bytes. */
@@ -39,11 +39,16 @@ export interface Found {
 export interface SeenItems {
   /** The item whose bytes start at `pos` in `buf`, when the same bytes were kept. */
   find(buf: Buffer, pos: number): Found | undefined;
-  /** Keeps `item`, parsed from `buf[start, end)`, for later requests that send these bytes. */
+  /** Keeps `item` (an object or array), parsed from `buf[start, end)`, for later requests that send these bytes. */
   keep(buf: Buffer, start: number, end: number, item: object): void;
   /** What the kept items take, estimated (parsed-size.ts), and how many there are. */
   readonly bytes: number;
   readonly entries: number;
+}
+
+/** Objects and arrays only: they are self-delimiting, so equal bytes end where the kept ones did (a number is not). */
+function opensContainer(buf: Buffer, pos: number): boolean {
+  return buf[pos] === OPEN_OBJECT || buf[pos] === OPEN_ARRAY;
 }
 
 function lookupKey(buf: Buffer, pos: number, end: number): string {
@@ -74,13 +79,13 @@ export function createSeenItems(maxBytes: number): SeenItems {
       : undefined;
   return {
     find(buf, pos) {
-      if (!lru || buf[pos] !== OPEN_OBJECT) return undefined;
+      if (!lru || !opensContainer(buf, pos)) return undefined;
       const bucket = lru.get(lookupKey(buf, pos, lookupEnd(buf, pos)));
       const entry = bucket?.find((e) => sameBytes(e, buf, pos));
       return entry && { item: entry.item, end: pos + entry.bytes.length };
     },
     keep(buf, start, end, item) {
-      if (!lru || buf[start] !== OPEN_OBJECT) return;
+      if (!lru || !opensContainer(buf, start)) return;
       const key = lookupKey(buf, start, Math.min(end, start + LOOKUP_BYTES));
       const size = end - start + parsedBytesEstimate(buf, start, end) + ENTRY_OVERHEAD_BYTES;
       if (size > maxBytes / 4) return;

@@ -102,13 +102,42 @@ function systemMergeTokens(req: ChatRequest, tokenizer: TextTokenizer): number {
   return system === undefined ? 0 : newlinePaddingTokens(system.content, tokenizer) - SYSTEM_MERGE_SAVING;
 }
 
-export function toolsTokens(req: ChatRequest, tokenizer: TextTokenizer): number {
+/** The tokens of the definitions themselves (without the merge into the system message), and whether there are functions. */
+interface Definitions {
+  tokens: number;
+  functions: boolean;
+}
+
+function definitionsTokens(req: ChatRequest, tokenizer: TextTokenizer): Definitions {
   const { functions, others } = splitTools(req);
-  let tokens = 0;
-  if (functions.length > 0) {
-    tokens += tokenizer.count(renderFunctionNamespace(functions)) + TOOLS_FRAMING_TOKENS + systemMergeTokens(req, tokenizer);
-  }
+  let tokens = functions.length > 0 ? tokenizer.count(renderFunctionNamespace(functions)) + TOOLS_FRAMING_TOKENS : 0;
   for (const tool of others) tokens += tokenizer.count(stringifyJson(tool));
+  return { tokens, functions: functions.length > 0 };
+}
+
+// Per tokenizer and `tools` array object, when there are no legacy `functions`: the same `tools`
+// comes back as the same object with every request that sends its bytes (seen/seen-items.ts), and
+// rendering and tokenizing five tools took ~1 ms per request.
+const byTools = new WeakMap<TextTokenizer, WeakMap<object, Definitions>>();
+
+function toolsDefinitions(req: ChatRequest, tokenizer: TextTokenizer): Definitions {
+  if (!Array.isArray(req.tools) || Array.isArray(req.functions)) return definitionsTokens(req, tokenizer);
+  let known = byTools.get(tokenizer);
+  if (!known) {
+    known = new WeakMap();
+    byTools.set(tokenizer, known);
+  }
+  let defs = known.get(req.tools);
+  if (!defs) {
+    defs = definitionsTokens(req, tokenizer);
+    known.set(req.tools, defs);
+  }
+  return defs;
+}
+
+export function toolsTokens(req: ChatRequest, tokenizer: TextTokenizer): number {
+  const defs = toolsDefinitions(req, tokenizer);
+  let tokens = defs.tokens + (defs.functions ? systemMergeTokens(req, tokenizer) : 0);
   const format = responseFormatText(req.response_format);
   if (format !== undefined) tokens += tokenizer.count(format) + RESPONSE_FORMAT_FRAMING_TOKENS;
   return tokens;
