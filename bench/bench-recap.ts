@@ -55,6 +55,8 @@ export interface Drive {
   summarizerCallsByMode: Record<string, number>;
   /** recap's own time per turn, in order: its request log's total minus the upstream's time to the reply's headers. */
   recapOwnMs: number[];
+  /** What recap's cache of seen items (src/seen/) held at the end: estimated bytes, items. */
+  seenItems: { bytes: number; entries: number };
   wallMs: number;
 }
 
@@ -187,6 +189,7 @@ export async function startBenchRecap(setup: BenchSetup): Promise<BenchRecap> {
         backgroundJobs: await counterTotals(recap.runtime.metrics.backgroundJobs, 'outcome'),
         summarizerCallsByMode: await counterTotals(recap.runtime.metrics.summarizerCalls, 'mode'),
         recapOwnMs: requestLines.lines.map((l) => Math.round((l.durationMs - l.upstreamHeadersMs) * 100) / 100),
+        seenItems: { bytes: recap.runtime.seen.bytes, entries: recap.runtime.seen.entries },
         wallMs: performance.now() - started,
       };
     },

@@ -87,6 +87,8 @@ export interface VariantMeasures {
   overhead: Distribution;
   /** recap's own time per request (ms): its request log's total minus the upstream's time to the reply's headers. */
   recapOwn: Distribution;
+  /** recap's cache of seen items at the end of the run. */
+  seenItems: Drive['seenItems'];
   maxUpstreamTokens: number;
   /** recap's own x-recap-tokens-out at its largest, against the independent count above. */
   maxUpstreamTokensByRecap: number;
@@ -253,6 +255,7 @@ export function measure(drive: Drive, setup: MeasureSetup): Measured {
       held: distribution(points.map((p) => p.heldMs)),
       overhead: distribution(points.map((p) => p.overheadMs)),
       recapOwn: distribution(drive.recapOwnMs),
+      seenItems: drive.seenItems,
       maxUpstreamTokens: Math.max(...points.map((p) => p.forwardedTokens)),
       maxUpstreamTokensByRecap: Math.max(...drive.turns.map((t) => t.tokensOutHeader)),
       budget: setup.budget,

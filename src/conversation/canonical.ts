@@ -156,14 +156,14 @@ export function hashChain(messageHashes: readonly string[], seed = ''): string[]
   return chain;
 }
 
+// As `known`, for items given as free-form JSON.
+const knownItems = new WeakMap<object, string>();
+
 /**
  * Identity of an item given as free-form JSON (a Responses API input item): its canonical form,
  * whatever the key order and null-vs-absent; `status` (echoed by some clients, dropped by others)
  * does not change what an item says and is left out.
  */
-// As `known`, for items given as free-form JSON.
-const knownItems = new WeakMap<object, string>();
-
 export function jsonItemHash(item: Record<string, unknown>): string {
   let h = knownItems.get(item);
   if (h === undefined) {
