@@ -3,6 +3,7 @@ import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
 import type { ChatMessage } from '../src/messages/types.js';
 import { REMINDER, type ScriptedStep, TASK } from './agent-task-script.js';
 import type { Drive } from './bench-recap.js';
+import { messageText } from './message-text.js';
 
 // What of the task's own words and of the agent's artifact trail the model still sees at the last
 // step (issue 26), counted on the last request the fake upstream received: the identifiers that
@@ -16,13 +17,6 @@ export interface Fidelity {
   firstThirdPaths: number;
   firstThirdPathsKept: number;
   firstThirdPathsOnlyInSummary: number;
-}
-
-function textOf(m: ChatMessage): string {
-  const content =
-    typeof m.content === 'string' ? m.content : Array.isArray(m.content) ? m.content.map((p) => ('text' in p && typeof p.text === 'string' ? p.text : '')).join('\n') : '';
-  const calls = Array.isArray(m.tool_calls) ? m.tool_calls.map((c) => String(c.function?.arguments ?? '')) : [];
-  return [content, ...calls].join('\n');
 }
 
 const isSummary = (m: ChatMessage) => m.role === 'system' && typeof m.content === 'string' && m.content.startsWith(SUMMARY_MARKER);
@@ -40,11 +34,11 @@ function pathsNamed(steps: readonly ScriptedStep[]): string[] {
 
 export function measureFidelity(drive: Drive, script: readonly ScriptedStep[]): Fidelity {
   const last = (drive.chatRequests.at(-1)!.json as { messages: ChatMessage[] }).messages;
-  const everything = last.map(textOf).join('\n');
-  const summary = last.filter(isSummary).map(textOf).join('\n');
+  const everything = last.map(messageText).join('\n');
+  const summary = last.filter(isSummary).map(messageText).join('\n');
   const rest = last
     .filter((m) => !isSummary(m))
-    .map(textOf)
+    .map(messageText)
     .join('\n');
   const stated = identifiersIn(`${TASK.content}\n${REMINDER.content}`);
   const paths = pathsNamed(script.slice(0, Math.ceil(script.length / 3)));
