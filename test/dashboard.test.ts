@@ -186,7 +186,11 @@ describe('the dashboard', () => {
     expect(summary).toContain(XSS);
     expect(await page.locator('#summary-text *').count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
-    expect(await page.locator('#ledger li').count()).toBeGreaterThan(0);
+    // Each identifier as the summary carries it, with where it was read.
+    const ledger = await page.locator('#ledger li').allTextContents();
+    expect(ledger.length).toBeGreaterThan(0);
+    for (const line of ledger) expect(line).toMatch(/^\S+ (task|user|system|developer|call|assistant|summary|earlier|other|tool)$/);
+    expect(ledger.some((line) => line.startsWith('ORD-'))).toBe(true);
     expect(await page.locator('table.checkpoints tbody tr').count()).toBeGreaterThan(0);
     // Client tokens vs forwarded per request, the compactions marked.
     const legend = await page.locator('#conversation-chart .u-legend').textContent();
