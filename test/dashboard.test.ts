@@ -293,6 +293,11 @@ describe('the dashboard', () => {
     expect(requested.some((url) => url.includes('/recap/ui/vendor/uPlot'))).toBe(true);
   });
 
+  it('logged no key the browser sent, nor the admin token', () => {
+    expect(h.logs.lines.some((l) => l.includes('"msg":"request"'))).toBe(true);
+    for (const secret of [ADMIN, A, B]) expect(h.logs.text).not.toContain(secret);
+  });
+
   it('ran without a console error, a page error or a script from the store', () => {
     expect(problems).toEqual([]);
   });
