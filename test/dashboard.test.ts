@@ -42,7 +42,22 @@ const requested: string[] = [];
 const foreign: string[] = [];
 
 type Entry = { id: string | null; conversation: string; requests: number; projected_tokens_saved: number; tokens_saved: number };
-type Figures = { requests: number; summarizer_calls: number; over_budget: number; actions: Record<string, number>; projected_tokens_saved: number };
+type Figures = {
+  requests: number;
+  tokens_in: number;
+  tokens_out: number;
+  tokens_saved: number;
+  projected_tokens_saved: number;
+  summarizer_calls: number;
+  over_budget: number;
+};
+type Overview = { from: string; to: string; bucket_seconds: number; buckets: { at: string; models: Record<string, Figures> }[]; models: (Figures & { model: string })[] };
+
+const sumOf = (all: Figures[]): Figures => {
+  const total: Figures = { requests: 0, tokens_in: 0, tokens_out: 0, tokens_saved: 0, projected_tokens_saved: 0, summarizer_calls: 0, over_budget: 0 };
+  for (const f of all) for (const k of Object.keys(total) as (keyof Figures)[]) total[k] += f[k];
+  return total;
+};
 
 const who = (key: string): Record<string, string> => (key === ADMIN ? { 'x-recap-admin-token': ADMIN } : { authorization: `Bearer ${key}` });
 
@@ -76,6 +91,46 @@ async function modelRow(model: string): Promise<Record<string, string>> {
     .locator('td')
     .allTextContents();
   return Object.fromEntries(headings.map((heading, i) => [heading, cells[i] ?? '']));
+}
+
+type Event = { compaction?: 'summary' | 'clearing'; tokens_out: number };
+
+/** A conversation's events, oldest first, as the chart plots them. */
+async function eventsOf(id: string): Promise<Event[]> {
+  const { body } = await api<{ events: Event[] }>(A, `/recap/v1/conversations/${encodeURIComponent(id)}/events?limit=200`);
+  return body.events.reverse();
+}
+
+/** The chart's legend (label → value) once the cursor is at `fraction` of its width and `ready` holds. */
+async function legendAt(chart: string, fraction: number, ready: (legend: Record<string, string>) => boolean): Promise<Record<string, string>> {
+  const box = (await page.locator(`${chart} .u-over`).boundingBox())!;
+  await page.mouse.move(box.x + fraction * (box.width - 1), box.y + box.height / 2);
+  const rows = page.locator(`${chart} .u-legend .u-series`);
+  const read = async () => {
+    const labels = await rows.locator('.u-label').allTextContents();
+    const values = await rows.locator('.u-value').allTextContents();
+    return Object.fromEntries(labels.map((label, i) => [label, values[i]!]));
+  };
+  await expect.poll(async () => ready(await read())).toBe(true);
+  return read();
+}
+
+/** The conversation chart's legend with the cursor on request `n` (1-based) of `of`. */
+const requestLegend = (n: number, of: number) => legendAt('#conversation-chart', (n - 1) / (of - 1), (legend) => legend.request === String(n));
+
+const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
+
+/** On the chart, the marker `kind` is on every request of that compaction, at its forwarded tokens, and on no other. */
+async function expectMarkers(id: string, kind: 'summary' | 'clearing') {
+  const events = await eventsOf(id);
+  const marked = events.flatMap((e, i) => (e.compaction === kind ? [i + 1] : []));
+  expect(marked.length).toBeGreaterThan(0);
+  // Each marked request, and the one before the first (unmarked).
+  for (const n of [marked[0]! - 1, ...marked].filter((n) => n >= 1)) {
+    const legend = await requestLegend(n, events.length);
+    expect(legend[kind]).toBe(marked.includes(n) ? compact.format(events[n - 1]!.tokens_out) : '–');
+    expect(legend.forwarded).toBe(compact.format(events[n - 1]!.tokens_out));
+  }
 }
 
 async function openConversation(name: string) {
@@ -134,7 +189,7 @@ describe('the dashboard', () => {
     const legend = await page.locator('#overview-chart .u-legend').textContent();
     for (const series of ['sent', 'forwarded', 'saved', 'projected saved']) expect(legend).toContain(series);
 
-    const { body } = await api<{ models: (Figures & { model: string })[] }>(ADMIN, '/recap/v1/overview?range=1h');
+    const { body } = await api<Overview>(ADMIN, '/recap/v1/overview?range=1h');
     const total = (f: (m: Figures) => number) => body.models.reduce((n, m) => n + f(m), 0);
     expect(total((m) => m.requests)).toBe(REQUESTS);
     expect(await cardValue('Requests')).toBe(String(REQUESTS));
@@ -157,10 +212,23 @@ describe('the dashboard', () => {
     expect(await cardValue('Projected savings')).toBe(audited['Projected saved']);
     expect((await modelRow(MODELS.agent)).Summarizer).toBe('0 calls, 0 tokens');
 
-    // Per model: the chart redraws for the one picked.
-    await page.locator('#chart-model').selectOption(MODELS.agent);
-    await page.locator('#overview-chart canvas').first().waitFor();
-    expect(await page.locator('#overview-chart canvas').count()).toBe(1);
+    // Over time, per model: the chart's newest minutes show the picked model's tokens sent, forwarded and saved.
+    const { from, to, bucket_seconds, buckets } = (await api<Overview>(ADMIN, '/recap/v1/overview?range=1h')).body;
+    const step = bucket_seconds * 1000;
+    const points = Math.floor((Date.parse(to) - Math.floor(Date.parse(from) / step) * step) / step) + 1;
+    for (const model of ['', MODELS.compacting, MODELS.audited]) {
+      await page.locator('#chart-model').selectOption(model);
+      const figures = buckets.map((b) => (model ? b.models[model] : sumOf(Object.values(b.models)))).filter((f): f is Figures => f !== undefined && f.requests > 0);
+      const expected = figures.map((f) => [f.tokens_in, f.tokens_out, f.tokens_saved, f.projected_tokens_saved].map((n) => compact.format(n)).join(' '));
+      const seen = new Set<string>();
+      let time = '--';
+      for (let k = points - 1; k >= points - 5; k--) {
+        const legend = await legendAt('#overview-chart', k / (points - 1), (l) => l.time !== time && l.time !== '--');
+        time = legend.time!;
+        if (legend.sent !== '0') seen.add([legend.sent, legend.forwarded, legend.saved, legend['projected saved']].join(' '));
+      }
+      expect([...seen].sort()).toEqual(expected.sort());
+    }
     await page.locator('#chart-model').selectOption('');
   });
 
@@ -195,6 +263,7 @@ describe('the dashboard', () => {
     // Client tokens vs forwarded per request, the compactions marked.
     const legend = await page.locator('#conversation-chart .u-legend').textContent();
     for (const series of ['client tokens', 'forwarded', 'budget', 'summary', 'clearing']) expect(legend).toContain(series);
+    await expectMarkers(TICKET, 'summary');
     const actions = await page.locator('table.events tbody td:nth-child(2)').allTextContents();
     expect(actions).toHaveLength(26);
     expect(actions).toContain('compacted');
@@ -209,6 +278,7 @@ describe('the dashboard', () => {
     expect(await page.locator('#stubs .stubs').textContent()).toMatch(/^#\d+( #\d+)+$/);
     expect(await page.locator('#summary-text').count()).toBe(0);
     expect(await page.locator('.current').textContent()).toContain('clears tool results only');
+    await expectMarkers(AGENT, 'clearing');
     const cleared = await page.locator('table.events tbody td:nth-child(6)').allTextContents();
     expect(cleared.some((n) => Number(n) > 0)).toBe(true);
   });
@@ -218,7 +288,7 @@ describe('the dashboard', () => {
     const entry = await entryOf(AUDITED);
     expect(entry.tokens_saved).toBe(0);
     expect(entry.projected_tokens_saved).toBeGreaterThan(0);
-    expect(await cardValue('Projected savings')).toBe(new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 }).format(entry.projected_tokens_saved));
+    expect(await cardValue('Projected savings')).toBe(compact.format(entry.projected_tokens_saved));
     expect(await page.locator('#conversation-chart .u-legend').textContent()).toContain('projected');
     expect(await page.locator('table.events thead').textContent()).toContain('Audit');
     const audits = await page.locator('table.events tbody td:nth-child(3)').allTextContents();
