@@ -21,7 +21,7 @@ async function main() {
   mkdirSync(dir, { recursive: true });
   const h = await startHarness({ fake: { summarizerModel: SUMMARIZER }, ...dashboardConfig() });
   try {
-    await sendDashboardTraffic(h.recap.url, { ticket: TICKET, decision: 'We decided to ship the invoice fix on Friday, after the ORD-4411 rollback.' });
+    await sendDashboardTraffic(h.recap.url, h.fake, { ticket: TICKET, decision: 'We decided to ship the invoice fix on Friday, after the ORD-4411 rollback.' });
     // Events are written just after each response.
     for (let i = 0; (await listedRequests(h.recap.url)) < REQUESTS; i++) {
       if (i === 100) throw new Error('the events were not all written');

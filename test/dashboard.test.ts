@@ -10,6 +10,7 @@ import {
   BRAVO,
   dashboardConfig,
   MODELS,
+  OUTAGE,
   PASTE,
   REQUESTS,
   sendDashboardTraffic,
@@ -50,12 +51,13 @@ type Figures = {
   projected_tokens_saved: number;
   summarizer_calls: number;
   over_budget: number;
+  actions: Record<string, number>;
 };
 type Overview = { from: string; to: string; bucket_seconds: number; buckets: { at: string; models: Record<string, Figures> }[]; models: (Figures & { model: string })[] };
 
 const sumOf = (all: Figures[]): Figures => {
-  const total: Figures = { requests: 0, tokens_in: 0, tokens_out: 0, tokens_saved: 0, projected_tokens_saved: 0, summarizer_calls: 0, over_budget: 0 };
-  for (const f of all) for (const k of Object.keys(total) as (keyof Figures)[]) total[k] += f[k];
+  const total: Figures = { requests: 0, tokens_in: 0, tokens_out: 0, tokens_saved: 0, projected_tokens_saved: 0, summarizer_calls: 0, over_budget: 0, actions: {} };
+  for (const f of all) for (const k of ['requests', 'tokens_in', 'tokens_out', 'tokens_saved', 'projected_tokens_saved'] as const) total[k] += f[k];
   return total;
 };
 
@@ -93,7 +95,7 @@ async function modelRow(model: string): Promise<Record<string, string>> {
   return Object.fromEntries(headings.map((heading, i) => [heading, cells[i] ?? '']));
 }
 
-type Event = { compaction?: 'summary' | 'clearing'; tokens_out: number };
+type Event = { action: string; compaction?: 'summary' | 'clearing'; tokens_out: number };
 
 /** A conversation's events, oldest first, as the chart plots them. */
 async function eventsOf(id: string): Promise<Event[]> {
@@ -120,10 +122,10 @@ const requestLegend = (n: number, of: number) => legendAt('#conversation-chart',
 
 const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
 
-/** On the chart, the marker `kind` is on every request of that compaction, at its forwarded tokens, and on no other. */
-async function expectMarkers(id: string, kind: 'summary' | 'clearing') {
+/** On the chart, the marker `kind` is on every request that made a summary, cleared or degraded, at its forwarded tokens, and not the one before. */
+async function expectMarkers(id: string, kind: 'summary' | 'clearing' | 'degraded') {
   const events = await eventsOf(id);
-  const marked = events.flatMap((e, i) => (e.compaction === kind ? [i + 1] : []));
+  const marked = events.flatMap((e, i) => ((kind === 'degraded' ? e.action === kind : e.compaction === kind) ? [i + 1] : []));
   expect(marked.length).toBeGreaterThan(0);
   // Each marked request, and the one before the first (unmarked).
   for (const n of [marked[0]! - 1, ...marked].filter((n) => n >= 1)) {
@@ -142,7 +144,7 @@ async function openConversation(name: string) {
 
 beforeAll(async () => {
   h = await startHarness({ fake: { summarizerModel: SUMMARIZER }, ...dashboardConfig({ store: { url: REDIS, key_prefix: PREFIX } }) });
-  await sendDashboardTraffic(h.recap.url, { ticket: TICKET, decision: DECISION });
+  await sendDashboardTraffic(h.recap.url, h.fake, { ticket: TICKET, decision: DECISION });
   await waitFor('every event written', async () => (await listed(ADMIN)).reduce((n, c) => n + c.requests, 0) === REQUESTS, 10_000);
   browser = await launchBrowser();
   // Nothing may leave for another origin: such a request is noted and refused.
@@ -195,15 +197,18 @@ describe('the dashboard', () => {
     expect(await cardValue('Requests')).toBe(String(REQUESTS));
     expect(total((m) => m.summarizer_calls)).toBeGreaterThan(0);
     expect(await cardValue('Summarizer')).toMatch(new RegExp(`^${total((m) => m.summarizer_calls)} calls?$`));
-    // The pasted log alone is over the budget; nothing degraded.
+    // The pasted log alone is over the budget; the outage conversation's over-budget turns degraded.
     expect(await cardValue('Over budget')).toBe('1');
-    expect(await cardValue('Degraded')).toBe('0');
+    const degraded = total((m) => m.actions.degraded ?? 0);
+    expect(degraded).toBeGreaterThan(0);
+    expect(await cardValue('Degraded')).toBe(String(degraded));
     expect(await cardValue('Tokens saved')).not.toBe('0');
 
     const compacting = await modelRow(MODELS.compacting);
     expect(compacting).toMatchObject({ Mode: 'enforce', 'Over budget': '1', 'Projected saved': '–' });
     expect(compacting.Actions).toMatch(/compacted \d+/);
     expect(compacting.Actions).toMatch(/reused \d+/);
+    expect(compacting.Actions).toContain(`degraded ${degraded}`);
     const audited = await modelRow(MODELS.audited);
     expect(audited).toMatchObject({ Mode: 'audit', Requests: '26', Summarizer: '0 calls, 0 tokens' });
     expect(audited.Saved).toMatch(/^0 /);
@@ -236,7 +241,7 @@ describe('the dashboard', () => {
     await page.getByRole('link', { name: 'Conversations', exact: true }).click();
     await page.locator('table.list tbody tr').first().waitFor();
     const rows = await page.locator('table.list tbody tr').allTextContents();
-    expect(rows).toHaveLength(5);
+    expect(rows).toHaveLength(6);
     // Newest first.
     expect(rows[0]).toContain(BRAVO);
     expect(rows[0]).toContain('bravo');
@@ -297,6 +302,13 @@ describe('the dashboard', () => {
     expect(new Set(await page.locator('table.events tbody td:nth-child(2)').allTextContents())).toEqual(new Set(['none']));
   });
 
+  it('marks the requests that degraded while the summarizer failed', async () => {
+    await openConversation(OUTAGE);
+    await expectMarkers(OUTAGE, 'degraded');
+    expect(await page.locator('table.events').textContent()).toContain('degraded');
+    await page.getByText('No checkpoint: nothing compacted yet').waitFor();
+  });
+
   it('forgets the conversation: gone from the list, the API and the store', async () => {
     const { conversation } = await entryOf(TICKET);
     expect((await dumpRedis(REDIS, PREFIX)).text).toContain(conversation);
@@ -305,7 +317,7 @@ describe('the dashboard', () => {
     await page.getByRole('heading', { name: 'Conversations' }).waitFor();
     await page.locator('table.list tbody tr').first().waitFor();
     const rows = await page.locator('table.list tbody tr').allTextContents();
-    expect(rows).toHaveLength(4);
+    expect(rows).toHaveLength(5);
     expect(rows.some((r) => r.includes(TICKET))).toBe(false);
     const id = encodeURIComponent(TICKET);
     expect((await api(A, `/recap/v1/conversations/${id}/events`)).status).toBe(404);

@@ -1,3 +1,4 @@
+import type { FakeUpstream } from '../../src/dev/fake-upstream.js';
 import type { ChatMessage } from '../../src/messages/types.js';
 import { logPart } from './agent-task.js';
 import { prose } from './conversation.js';
@@ -6,8 +7,8 @@ import { rawRequest } from './plain-request.js';
 
 // The traffic the dashboard is shown with, for its browser test and for the screenshots in docs/
 // (bench/dashboard-screenshots.ts): two tenants; alpha's conversation that compacts, one on an
-// audited model, an agent whose old tool results are cleared and a pasted log alone over the
-// budget; bravo's short chat.
+// audited model, an agent whose old tool results are cleared, a pasted log alone over the budget
+// and one whose summaries fail (its over-budget turns degrade); bravo's short chat.
 
 export const ALPHA_KEY = 'ck-alpha-5e7a9b1d3c2f4a6c8e0b1d3f5a7c9e2b';
 export const BRAVO_KEY = 'ck-bravo-1f9d7e5c3a8b6e4c2a0f9d7b5e3c1a8f';
@@ -45,9 +46,12 @@ export interface DashboardTraffic {
 export const AUDITED = 'audit-trial';
 export const AGENT = 'agent-logs';
 export const PASTE = 'pasted-log';
+export const OUTAGE = 'summarizer-outage';
 export const BRAVO = 'bravo-chat';
 /** Requests sent by `sendDashboardTraffic`. */
-export const REQUESTS = 26 + 26 + 20 + 1 + 3;
+export const REQUESTS = 26 + 26 + 20 + 1 + 22 + 3;
+/** In the outage conversation's text: the fake summarizer fails what holds it. */
+const OUTAGE_MARK = 'drill-7741';
 
 async function chat(url: string, key: string, conversation: string, model: string, messages: unknown[]): Promise<string> {
   const r = await rawRequest(url, {
@@ -82,7 +86,9 @@ async function agent(url: string, key: string, conversation: string, steps: numb
   }
 }
 
-export async function sendDashboardTraffic(url: string, traffic: DashboardTraffic): Promise<void> {
+/** `fake` is the harness's upstream: its summarizer fails the outage conversation's summaries. */
+export async function sendDashboardTraffic(url: string, fake: FakeUpstream, traffic: DashboardTraffic): Promise<void> {
+  fake.setDefault((req) => (req.json?.model === SUMMARIZER && req.body.includes(OUTAGE_MARK) ? { status: 500 } : undefined));
   await converse(url, ALPHA_KEY, traffic.ticket, MODELS.compacting, 26, (t) => (t === 3 ? traffic.decision : ''));
   await converse(url, ALPHA_KEY, AUDITED, MODELS.audited, 26);
   await agent(url, ALPHA_KEY, AGENT, 20);
@@ -91,5 +97,6 @@ export async function sendDashboardTraffic(url: string, traffic: DashboardTraffi
     { role: 'system', content: 'You help the ops team.' },
     { role: 'user', content: [logPart(1), logPart(2), logPart(3), logPart(4)].join('\n') },
   ]);
+  await converse(url, ALPHA_KEY, OUTAGE, MODELS.compacting, 22, (t) => (t === 3 ? `Outage ${OUTAGE_MARK}.` : ''));
   await converse(url, BRAVO_KEY, BRAVO, MODELS.compacting, 3);
 }
