@@ -53,9 +53,12 @@ describe('Redis outage', () => {
     // trigger now) is compacted again inline: never failed, never degraded, never left hanging.
     for (let i = 0; i < 5; i++) {
       messages.push({ role: 'user', content: prose(++t) });
+      const summaries = h.fake.summarizerRequests().length;
       const served = turn();
       expect(await settlesBefore(served, SENTINEL_MS)).toBe(true);
       expect((await served).action).toBe('compacted');
+      // Made afresh for this request: no record to reuse a summary from, no queue to replay it from.
+      expect(h.fake.summarizerRequests()).toHaveLength(summaries + 1);
     }
     const ready = await fetch(`${h.recap.url}/readyz`);
     expect(ready.status).toBe(503);
