@@ -1,8 +1,8 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisServer, type ThrowawayRedis } from './helpers/redis-server.js';
-import { type Harness, startHarness, SUMMARIZER, smallModel } from './helpers/harness.js';
 import { prose } from './helpers/conversation.js';
+import { type Harness, SUMMARIZER, smallModel, startHarness } from './helpers/harness.js';
+import { startRedisServer, type ThrowawayRedis } from './helpers/redis-server.js';
 import { settlesBefore } from './helpers/settles-before.js';
 
 // Rule 8: with Redis gone, requests still succeed, compacted without records, while it is still
