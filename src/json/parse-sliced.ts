@@ -1,4 +1,5 @@
 import { isAscii } from 'node:buffer';
+import { parsedBytesEstimateSliced } from '../seen/parsed-size.js';
 import type { SeenItems } from '../seen/seen-items.js';
 import type { Pause } from '../slicing/slicer.js';
 import {
@@ -133,8 +134,14 @@ class SlicedParser {
     const found = known.seen.find(this.buf, valueStart);
     if (found) return { value: found.item, end: found.end };
     const child = await this.value(valueStart, depth + 1);
-    if (isContainer(child.value)) known.seen.keep(this.buf, valueStart, child.end, child.value);
+    if (isContainer(child.value)) await this.keep(known.seen, valueStart, child.end, child.value);
     return child;
+  }
+
+  /** Keeps a value just parsed for later requests, its size estimated in slices. */
+  private async keep(seen: SeenItems, start: number, end: number, value: object): Promise<void> {
+    if (!seen.keeps(end - start)) return;
+    seen.keep(this.buf, start, end, value, await parsedBytesEstimateSliced(this.buf, start, end, this.pause));
   }
 
   private async array(open: number, depth: number): Promise<Parsed> {
@@ -168,7 +175,7 @@ class SlicedParser {
         last = found.end;
       } else {
         const child = await this.value(pos, 1);
-        if (isObject(child.value)) seen.keep(this.buf, pos, child.end, child.value);
+        if (isObject(child.value)) await this.keep(seen, pos, child.end, child.value);
         target.push(child.value);
         last = child.end;
       }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parsedBytesEstimate } from './parsed-size.js';
+import { noPause } from '../slicing/slicer.js';
+import { parsedBytesEstimate, parsedBytesEstimateSliced } from './parsed-size.js';
 import { createSeenItems, LOOKUP_BYTES } from './seen-items.js';
 
 // The cache of parsed items answers only for the exact bytes it kept, wherever they sit in a later
@@ -11,7 +12,7 @@ function keepAll(seen: ReturnType<typeof createSeenItems>, texts: readonly strin
   let at = 1;
   return texts.map((t) => {
     const item = JSON.parse(t) as object;
-    seen.keep(buf, at, at + Buffer.byteLength(t), item);
+    seen.keep(buf, at, at + Buffer.byteLength(t), item, parsedBytesEstimate(buf, at, at + Buffer.byteLength(t)));
     at += Buffer.byteLength(t) + 1;
     return item;
   });
@@ -63,11 +64,11 @@ describe('createSeenItems', () => {
 
   it('keeps objects and arrays only, and nothing when its bound is 0', () => {
     const seen = createSeenItems(1 << 20);
-    seen.keep(Buffer.from('"text"'), 0, 6, new String('text'));
-    seen.keep(Buffer.from('12'), 0, 2, new Number(12));
+    seen.keep(Buffer.from('"text"'), 0, 6, new String('text'), 12);
+    seen.keep(Buffer.from('12'), 0, 2, new Number(12), 4);
     expect(seen.entries).toBe(0);
     const list = [1, 2];
-    seen.keep(Buffer.from('[1,2]'), 0, 5, list);
+    seen.keep(Buffer.from('[1,2]'), 0, 5, list, 58);
     expect(seen.find(Buffer.from('[1,2],3'), 0)).toEqual({ item: list, end: 5 });
     const off = createSeenItems(0);
     keepAll(off, ['{"a":1}']);
@@ -85,6 +86,8 @@ describe('createSeenItems', () => {
     expect(seen.find(Buffer.from(texts[0]!), 0)).toBeUndefined();
     expect(seen.find(Buffer.from(texts[199]!), 0)?.item).toBe(items[199]);
     // An item bigger than a quarter of the bound is not kept at all.
+    expect(seen.keeps(maxBytes / 4 / 3 - 400)).toBe(true);
+    expect(seen.keeps(maxBytes / 4 / 3)).toBe(false);
     keepAll(seen, [long('y'.repeat(400))]);
     expect(seen.find(Buffer.from(long('y'.repeat(400))), 0)).toBeUndefined();
   });
@@ -95,5 +98,10 @@ describe('parsedBytesEstimate', () => {
     const text = Buffer.from('{"a":[1,{}]}');
     // 12 bytes; `{`, `:`, `[`, `,`, `{`: 5 structural characters.
     expect(parsedBytesEstimate(text, 0, text.length)).toBe(2 * 12 + 5 * 48);
+  });
+
+  it('gives the same in slices', async () => {
+    const big = Buffer.from(JSON.stringify({ a: Array.from({ length: 100_000 }, (_, i) => ({ [`k${i}`]: 'x, y' })) }));
+    expect(await parsedBytesEstimateSliced(big, 3, big.length - 1, noPause)).toBe(parsedBytesEstimate(big, 3, big.length - 1));
   });
 });

@@ -1,7 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { OPEN_ARRAY, OPEN_OBJECT } from '../json/scan.js';
 import { endWithin } from './end-within.js';
-import { parsedBytesEstimate } from './parsed-size.js';
 
 // The items (chat messages, Responses input items) this process parsed lately, by their bytes: an
 // agent resends its whole history with every step, byte for byte, so most items of a request were
@@ -39,9 +38,14 @@ export interface Found {
 export interface SeenItems {
   /** The item whose bytes start at `pos` in `buf`, when the same bytes were kept. */
   find(buf: Buffer, pos: number): Found | undefined;
-  /** Keeps `item` (an object or array), parsed from `buf[start, end)`, for later requests that send these bytes. */
-  keep(buf: Buffer, start: number, end: number, item: object): void;
-  /** What the kept items take, estimated (parsed-size.ts), and how many there are. */
+  /** Whether an item of `length` bytes may be kept at all (not when it alone would take more than a quarter of the bound). */
+  keeps(length: number): boolean;
+  /**
+   * Keeps `item` (an object or array), parsed from `buf[start, end)`, for later requests that send
+   * these bytes; `parsedBytes`, what the parsed item takes by parsed-size.ts's estimate.
+   */
+  keep(buf: Buffer, start: number, end: number, item: object, parsedBytes: number): void;
+  /** What the kept items take, estimated, and how many there are. */
   readonly bytes: number;
   readonly entries: number;
 }
@@ -77,18 +81,20 @@ export function createSeenItems(maxBytes: number): SeenItems {
           sizeCalculation: (bucket) => bucket.reduce((n, e) => n + e.size, 0),
         })
       : undefined;
+  const quarter = maxBytes / 4;
   return {
+    keeps: (length) => lru !== undefined && 3 * length + ENTRY_OVERHEAD_BYTES <= quarter,
     find(buf, pos) {
       if (!lru || !opensContainer(buf, pos)) return undefined;
       const bucket = lru.get(lookupKey(buf, pos, lookupEnd(buf, pos)));
       const entry = bucket?.find((e) => sameBytes(e, buf, pos));
       return entry && { item: entry.item, end: pos + entry.bytes.length };
     },
-    keep(buf, start, end, item) {
+    keep(buf, start, end, item, parsedBytes) {
       if (!lru || !opensContainer(buf, start)) return;
       const key = lookupKey(buf, start, Math.min(end, start + LOOKUP_BYTES));
-      const size = end - start + parsedBytesEstimate(buf, start, end) + ENTRY_OVERHEAD_BYTES;
-      if (size > maxBytes / 4) return;
+      const size = end - start + parsedBytes + ENTRY_OVERHEAD_BYTES;
+      if (size > quarter) return;
       // Its own memory, not a view that would hold the whole request.
       const bytes = Buffer.allocUnsafeSlow(end - start);
       buf.copy(bytes, 0, start, end);
