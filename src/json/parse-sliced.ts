@@ -88,6 +88,9 @@ const isObject = (v: unknown): v is object => v !== null && typeof v === 'object
 const isContainer = (v: unknown): v is object => v !== null && typeof v === 'object';
 
 class SlicedParser {
+  /** The bytes of the cache of seen items this document found or filled (SeenItems.keeps). */
+  private cacheUsed = 0;
+
   constructor(
     private readonly buf: Buffer,
     private readonly pause: Pause,
@@ -132,7 +135,10 @@ class SlicedParser {
     if (known && key === known.key && this.buf[valueStart] === OPEN_ARRAY) return this.knownItems(valueStart, known.seen);
     if (!known?.whole?.has(key)) return this.value(valueStart, depth + 1);
     const found = known.seen.find(this.buf, valueStart);
-    if (found) return { value: found.item, end: found.end };
+    if (found) {
+      this.cacheUsed += found.size;
+      return { value: found.item, end: found.end };
+    }
     const child = await this.value(valueStart, depth + 1);
     if (isContainer(child.value)) await this.keep(known.seen, valueStart, child.end, child.value);
     return child;
@@ -140,8 +146,8 @@ class SlicedParser {
 
   /** Keeps a value just parsed for later requests, its size estimated in slices. */
   private async keep(seen: SeenItems, start: number, end: number, value: object): Promise<void> {
-    if (!seen.keeps(end - start)) return;
-    seen.keep(this.buf, start, end, value, await parsedBytesEstimateSliced(this.buf, start, end, this.pause));
+    if (!seen.keeps(end - start, this.cacheUsed)) return;
+    this.cacheUsed += seen.keep(this.buf, start, end, value, await parsedBytesEstimateSliced(this.buf, start, end, this.pause));
   }
 
   private async array(open: number, depth: number): Promise<Parsed> {
@@ -171,6 +177,7 @@ class SlicedParser {
     while (pos !== -1) {
       const found = seen.find(this.buf, pos);
       if (found) {
+        this.cacheUsed += found.size;
         target.push(found.item);
         last = found.end;
       } else {

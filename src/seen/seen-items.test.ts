@@ -27,7 +27,7 @@ describe('createSeenItems', () => {
     const [a, b] = keepAll(seen, [short, long('ok ')]);
     const next = Buffer.from(`{"messages":[ ${long('ok ')} , ${short}]}`);
     const longAt = next.indexOf('{"role":"tool"');
-    expect(seen.find(next, longAt)).toEqual({ item: b, end: longAt + long('ok ').length });
+    expect(seen.find(next, longAt)).toMatchObject({ item: b, end: longAt + long('ok ').length });
     const shortAt = next.indexOf(short);
     expect(seen.find(next, shortAt)?.item).toBe(a);
     expect(seen.find(next, shortAt)?.end).toBe(shortAt + short.length);
@@ -58,7 +58,7 @@ describe('createSeenItems', () => {
     expect(seen.find(Buffer.from(two), 0)?.item).toBe(b);
     expect(seen.find(Buffer.from(JSON.stringify({ content: `${head} three` })), 0)).toBeUndefined();
     const [c] = keepAll(seen, ['{"a":1}']);
-    expect(seen.find(Buffer.from('{"a":1},{"b":2}'), 0)).toEqual({ item: c, end: 7 });
+    expect(seen.find(Buffer.from('{"a":1},{"b":2}'), 0)).toMatchObject({ item: c, end: 7 });
     expect(seen.find(Buffer.from('{"a":12}'), 0)).toBeUndefined();
   });
 
@@ -69,7 +69,7 @@ describe('createSeenItems', () => {
     expect(seen.entries).toBe(0);
     const list = [1, 2];
     seen.keep(Buffer.from('[1,2]'), 0, 5, list, 58);
-    expect(seen.find(Buffer.from('[1,2],3'), 0)).toEqual({ item: list, end: 5 });
+    expect(seen.find(Buffer.from('[1,2],3'), 0)).toMatchObject({ item: list, end: 5 });
     const off = createSeenItems(0);
     keepAll(off, ['{"a":1}']);
     expect(off.find(Buffer.from('{"a":1}'), 0)).toBeUndefined();
@@ -86,8 +86,11 @@ describe('createSeenItems', () => {
     expect(seen.find(Buffer.from(texts[0]!), 0)).toBeUndefined();
     expect(seen.find(Buffer.from(texts[199]!), 0)?.item).toBe(items[199]);
     // An item bigger than a quarter of the bound is not kept at all.
-    expect(seen.keeps(maxBytes / 4 / 3 - 400)).toBe(true);
-    expect(seen.keeps(maxBytes / 4 / 3)).toBe(false);
+    expect(seen.keeps(maxBytes / 4 / 3 - 400, 0)).toBe(true);
+    expect(seen.keeps(maxBytes / 4 / 3, 0)).toBe(false);
+    // Nor past half of the bound for one request.
+    expect(seen.keeps(1000, maxBytes / 2 - 3000)).toBe(true);
+    expect(seen.keeps(1000, maxBytes / 2 - 2999)).toBe(false);
     keepAll(seen, [long('y'.repeat(400))]);
     expect(seen.find(Buffer.from(long('y'.repeat(400))), 0)).toBeUndefined();
   });

@@ -33,18 +33,27 @@ export interface Found {
   item: object;
   /** Just after the item's bytes in the request. */
   end: number;
+  /** What the item takes in the cache (estimated bytes). */
+  size: number;
 }
 
 export interface SeenItems {
   /** The item whose bytes start at `pos` in `buf`, when the same bytes were kept. */
   find(buf: Buffer, pos: number): Found | undefined;
-  /** Whether an item of `length` bytes may be kept at all (not when it alone would take more than a quarter of the bound). */
-  keeps(length: number): boolean;
+  /**
+   * Whether an item of `length` bytes may be kept, when the request it is in has `used` bytes of the
+   * cache already (the items it found there and those it kept): not one that alone would take more
+   * than a quarter of the bound, nor past half of it for one request. A request bigger than the
+   * cache would otherwise push out its own first items while keeping its last ones, and find none
+   * of them the next time; this way the next request finds what the first half holds.
+   */
+  keeps(length: number, used: number): boolean;
   /**
    * Keeps `item` (an object or array), parsed from `buf[start, end)`, for later requests that send
-   * these bytes; `parsedBytes`, what the parsed item takes by parsed-size.ts's estimate.
+   * these bytes; `parsedBytes`, what the parsed item takes by parsed-size.ts's estimate. Returns
+   * what it takes in the cache (0 when it was not kept).
    */
-  keep(buf: Buffer, start: number, end: number, item: object, parsedBytes: number): void;
+  keep(buf: Buffer, start: number, end: number, item: object, parsedBytes: number): number;
   /** What the kept items take, estimated, and how many there are. */
   readonly bytes: number;
   readonly entries: number;
@@ -83,23 +92,24 @@ export function createSeenItems(maxBytes: number): SeenItems {
       : undefined;
   const quarter = maxBytes / 4;
   return {
-    keeps: (length) => lru !== undefined && 3 * length + ENTRY_OVERHEAD_BYTES <= quarter,
+    keeps: (length, used) => lru !== undefined && 3 * length + ENTRY_OVERHEAD_BYTES <= quarter && used + 3 * length <= maxBytes / 2,
     find(buf, pos) {
       if (!lru || !opensContainer(buf, pos)) return undefined;
       const bucket = lru.get(lookupKey(buf, pos, lookupEnd(buf, pos)));
       const entry = bucket?.find((e) => sameBytes(e, buf, pos));
-      return entry && { item: entry.item, end: pos + entry.bytes.length };
+      return entry && { item: entry.item, end: pos + entry.bytes.length, size: entry.size };
     },
     keep(buf, start, end, item, parsedBytes) {
-      if (!lru || !opensContainer(buf, start)) return;
+      if (!lru || !opensContainer(buf, start)) return 0;
       const key = lookupKey(buf, start, Math.min(end, start + LOOKUP_BYTES));
       const size = end - start + parsedBytes + ENTRY_OVERHEAD_BYTES;
-      if (size > quarter) return;
+      if (size > quarter) return 0;
       // Its own memory, not a view that would hold the whole request.
       const bytes = Buffer.allocUnsafeSlow(end - start);
       buf.copy(bytes, 0, start, end);
       const others = (lru.get(key) ?? []).filter((e) => !e.bytes.equals(bytes));
       lru.set(key, [{ bytes, item, size }, ...others].slice(0, PER_LOOKUP));
+      return size;
     },
     get bytes() {
       return lru?.calculatedSize ?? 0;
