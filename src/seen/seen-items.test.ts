@@ -97,14 +97,14 @@ describe('createSeenItems', () => {
 });
 
 describe('parsedBytesEstimate', () => {
-  it('counts text twice and every object, array, member and element more', () => {
-    const text = Buffer.from('{"a":[1,{}]}');
-    // 12 bytes; `{`, `:`, `[`, `,`, `{`: 5 structural characters.
-    expect(parsedBytesEstimate(text, 0, text.length)).toBe(2 * 12 + 5 * 48);
+  it('counts text twice and every object, array, member and element more, not the commas of a text', () => {
+    const text = Buffer.from('{"a":[1,{}],"b":"x, y: \\\"{[z"}');
+    // `{`, `:`, `[`, `,`, `{`, `,`, `:` outside strings: 7 structural characters.
+    expect(parsedBytesEstimate(text, 0, text.length)).toBe(2 * text.length + 7 * 48);
   });
 
-  it('gives the same in slices', async () => {
-    const big = Buffer.from(JSON.stringify({ a: Array.from({ length: 100_000 }, (_, i) => ({ [`k${i}`]: 'x, y' })) }));
+  it('gives the same in slices, strings and escapes running across them', async () => {
+    const big = Buffer.from(JSON.stringify({ a: Array.from({ length: 100_000 }, (_, i) => ({ [`k${i}`]: 'x, \\"y: {' })) }));
     expect(await parsedBytesEstimateSliced(big, 3, big.length - 1, noPause)).toBe(parsedBytesEstimate(big, 3, big.length - 1));
   });
 });
