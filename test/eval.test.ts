@@ -102,8 +102,8 @@ describe('recap eval', () => {
 
   it('prints a table without --json', async () => {
     const { stdout } = await cli([EXAMPLE, '--config', CONFIG, '--max-probes', '4']);
-    expect(stdout).toMatch(/^recall +\d+\/4 +\d+% +4\/4 100%$/m);
-    expect(stdout).toMatch(/^prompt tokens +[\d,]+ +[\d,]+$/m);
+    expect(stdout).toMatch(/^recall +\d+\/4 +\d+% +\d+\/4 +\d+% +4\/4 100%$/m);
+    expect(stdout).toMatch(/^prompt tokens +[\d,]+ +[\d,]+ +[\d,]+$/m);
     expect(stdout).toMatch(/^summarizer: 1 call, [\d,]+ tokens/m);
   }, 60_000);
 
@@ -155,8 +155,8 @@ describe('recap eval', () => {
     const chat = await file(JSON.stringify(agentConversation('chat')));
     const { stdout, stderr } = await cli([chat, '--config', agentConfig, '--max-probes', '8']);
     expect(stdout).toMatch(/^evicted \d+ of 42 messages: \d+ tool results cleared; 8 probes about them$/m);
-    expect(stdout).toMatch(/^recall +\d\/8 +\d+% +8\/8 100%$/m);
-    expect(stdout).toMatch(/^ {2}cleared \(8\) +\d\/8 +\d+% +8\/8 100%$/m);
+    expect(stdout).toMatch(/^recall +\d\/8 +\d+% +\d\/8 +\d+% +8\/8 100%$/m);
+    expect(stdout).toMatch(/^ {2}cleared \(8\) +\d\/8 +\d+% +\d\/8 +\d+% +8\/8 100%$/m);
     expect(stderr).toMatch(/^recap eval: probe 8\/8/m);
 
     const responses = await file(JSON.stringify(agentConversation('responses')));
