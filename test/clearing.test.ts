@@ -2,7 +2,7 @@ import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logPart } from './helpers/agent-task.js';
 import { independentCount } from './helpers/conversation.js';
-import { type Harness, startHarness, SUMMARIZER } from './helpers/harness.js';
+import { type Harness, SUMMARIZER, startHarness } from './helpers/harness.js';
 
 // Rule 11: before anything is summarized, tool results older than the last few steps are cleared
 // (their content replaced by a stub naming the tool and the size), in batches, as part of the
@@ -18,7 +18,16 @@ beforeAll(async () => {
   h = await startHarness({
     fake: { summarizerModel: SUMMARIZER },
     extra: { background: { enabled: false } },
-    models: [{ match: MODEL, context_window: 9000, max_output_tokens: 1000, compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 300 } }],
+    // Recall off: these bytes and counts are clearing's alone (recall's own: test/recall-*.test.ts).
+    models: [
+      {
+        match: MODEL,
+        context_window: 9000,
+        max_output_tokens: 1000,
+        compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 300 },
+        recall: { enabled: false },
+      },
+    ],
   });
 });
 afterAll(async () => h?.close());

@@ -1,11 +1,14 @@
 import { callerOf } from '../auth/caller.js';
+import type { ModelConfig } from '../config/config.js';
 import { identify } from '../conversation/identify.js';
-import type { PipelineDeps } from '../pipeline/pipeline-deps.js';
-import { type CountedItems, type RouteCompaction, planCompaction, planUntouched } from '../pipeline/prepare.js';
-import type { RoutePlan } from '../pipeline/route-plan.js';
-import { type RequestTokens, countRequest } from '../pipeline/token-service.js';
-import { chatWire } from './items.js';
 import type { ChatMessage, ChatRequest } from '../messages/types.js';
+import type { PipelineDeps } from '../pipeline/pipeline-deps.js';
+import { type CountedItems, planCompaction, planUntouched, type RecallOffer, type RouteCompaction } from '../pipeline/prepare.js';
+import type { RoutePlan } from '../pipeline/route-plan.js';
+import { countRequest, type RequestTokens } from '../pipeline/token-service.js';
+import { recallRefusal } from '../recall/offer.js';
+import { CHAT_RECALL_TOOL } from '../recall/tool.js';
+import { chatWire } from './items.js';
 
 // The chat route's part of the request path before the engine: identify → count tokens (the
 // conversation's memo spares hashing its history again) → budget; then the engine (prepare.ts).
@@ -23,6 +26,14 @@ function counted(t: RequestTokens): CountedItems<ChatMessage> {
   };
 }
 
+/** What recap_recall costs a chat request that may be offered it (recall/offer.ts), else undefined. */
+function chatRecallOffer(model: ModelConfig, body: ChatRequest, t: RequestTokens, scale: (n: number) => number): RecallOffer | undefined {
+  if (recallRefusal(model, { toolChoice: body.tool_choice, n: body.n, tools: body.tools, functions: body.functions }) !== null) return undefined;
+  const withTool = t.counter.countTools({ ...body, tools: [...(body.tools ?? []), CHAT_RECALL_TOOL] });
+  const raw = withTool - t.rawTools;
+  return { rawToolTokens: raw, toolTokens: scale(t.rawTools + raw) - t.toolsTokens };
+}
+
 export function createChatCompaction(deps: PipelineDeps): RouteCompaction<ChatRequest, ChatMessage> {
   return {
     async prepare(input): Promise<RoutePlan<ChatMessage>> {
@@ -38,8 +49,10 @@ export function createChatCompaction(deps: PipelineDeps): RouteCompaction<ChatRe
       const tokens = await countRequest(deps.tokens, body, model, `${identity.tenant}.${identity.conversation}`, identity.leadingHashes);
       log.tokensIn = tokens.tokensIn;
       log.conversation = identity.conversation.slice(0, 16);
-      const budget = deps.tokens.budgetFor(model, body, tokens.toolsTokens);
-      return planCompaction(deps, { ...input, model }, { items: body.messages, wire: chatWire, identity, counted: counted(tokens), budget });
+      const recall = chatRecallOffer(model, body, tokens, deps.tokens.scaleFor(model));
+      // The injected tool is planned for as one of the request's tools (rule 3).
+      const budget = deps.tokens.budgetFor(model, body, tokens.toolsTokens + (recall?.toolTokens ?? 0));
+      return planCompaction(deps, { ...input, model }, { items: body.messages, wire: chatWire, identity, counted: counted(tokens), budget, recall });
     },
   };
 }

@@ -1,10 +1,11 @@
-import type { AppDeps } from '../runtime/deps.js';
 import type { WireRoute } from '../http/compacting-handler.js';
 import { spliceArray } from '../json/splice.js';
-import { chatStreamEnd } from './stream-end.js';
-import { canForwardFirst } from '../pipeline/forward-first.js';
-import { type ChatBody, readChatRequest } from './parse-request.js';
 import type { ChatMessage, ChatRequest } from '../messages/types.js';
+import { canForwardFirst } from '../pipeline/forward-first.js';
+import type { AppDeps } from '../runtime/deps.js';
+import { type ChatBody, readChatRequest } from './parse-request.js';
+import { chatRecall } from './recall.js';
+import { chatStreamEnd } from './stream-end.js';
 
 /** POST /v1/chat/completions: the chat wire format's part of the compacting route. */
 export function chatRoute(deps: AppDeps): WireRoute<ChatRequest, ChatMessage, ChatBody> {
@@ -16,5 +17,6 @@ export function chatRoute(deps: AppDeps): WireRoute<ChatRequest, ChatMessage, Ch
     compaction: deps.compaction,
     withView: (chat, view) => spliceArray(chat, 'messages', chat.body.messages, view),
     streamEnd: chatStreamEnd,
+    recall: chatRecall,
   };
 }

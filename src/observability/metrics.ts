@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 // Labels are bounded: `model` is the config entry's `match` (or "unconfigured"), never the raw
 // name a client sent, so that no client can blow up the number of series.
@@ -77,6 +77,19 @@ export function createMetrics() {
       name: 'recap_ledger_identifiers_total',
       help: 'Identifiers of new summaries: kept by the summarizer, appended by recap in the ledger, dropped for size',
       labelNames: ['model', 'outcome'],
+    }),
+    recalls: new Counter({
+      ...r,
+      name: 'recap_recalls_total',
+      help: 'recap_recall calls recap answered, by outcome: handle, passages, nothing, bad_arguments, no_room',
+      labelNames: ['model', 'outcome'],
+    }),
+    recallHops: new Histogram({
+      ...r,
+      name: 'recap_recall_hops',
+      help: 'Continuations sent for one reply that called recap_recall',
+      labelNames: ['model'],
+      buckets: [1, 2, 3, 5, 10],
     }),
     calibration: new Gauge({
       ...r,

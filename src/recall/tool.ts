@@ -17,11 +17,16 @@ export const RECALL_TOOL_PARAMETERS = {
   additionalProperties: false,
 } as const;
 
-/** The chat completions form: one element of `tools`, as JSON text. */
-export const CHAT_RECALL_TOOL_JSON = JSON.stringify({
+/** The chat completions form: one element of `tools`. */
+export const CHAT_RECALL_TOOL = {
   type: 'function',
   function: { name: RECALL_TOOL_NAME, description: RECALL_TOOL_DESCRIPTION, parameters: RECALL_TOOL_PARAMETERS },
-});
+} as const;
+/** The same as JSON text: the bytes recap splices into `tools`. */
+export const CHAT_RECALL_TOOL_JSON = JSON.stringify(CHAT_RECALL_TOOL);
+
+/** The most prompt tokens the tool's definition adds in any encoding recap counts with (tool.test.ts). */
+export const RECALL_TOOL_MAX_TOKENS = 160;
 
 /** The Responses API form: one element of `tools`, as JSON text. */
 export const RESPONSES_RECALL_TOOL_JSON = JSON.stringify({
