@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
 import type { RecordedRequest } from '../src/dev/fake-upstream.js';
 import { logPart, TASK } from './helpers/agent-task.js';
-import { type Harness, startHarness, SUMMARIZER } from './helpers/harness.js';
+import { type Harness, SUMMARIZER, startHarness } from './helpers/harness.js';
 import { chatToolsTokens, responsesPromptTokens } from './helpers/responses-tokens.js';
 
 // Issue 21: POST /v1/responses with a stateless `input` array is compacted by the same engine as
@@ -34,7 +34,14 @@ beforeAll(async () => {
   h = await startHarness({
     fake: { summarizerModel: SUMMARIZER, summarizerLatencyMs: 20 },
     models: [
-      { match: MODEL, context_window: 16000, max_output_tokens: 1000, compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 400 } },
+      // Recall off: these budgets and bytes are compaction's alone (recall's own: test/recall-responses.test.ts).
+      {
+        match: MODEL,
+        context_window: 16000,
+        max_output_tokens: 1000,
+        compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 400 },
+        recall: { enabled: false },
+      },
       // An unknown tokenizer: recap calibrates its estimate from the usage the upstream reports.
       { match: 'gpt-test-estimated', encoding: 'estimate', context_window: 16000, max_output_tokens: 1000 },
     ],

@@ -1,9 +1,10 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import type { ChatMessage } from '../messages/types.js';
 import type { ModelConfig } from '../config/config.js';
 import { jsonItemHash } from '../conversation/canonical.js';
+import type { ChatMessage } from '../messages/types.js';
 import type { CountedItems } from '../pipeline/prepare.js';
 import type { TokenService } from '../pipeline/token-service.js';
+import type { TokenCounter } from '../tokens/counter.js';
 import { asChatMessage } from './items.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
@@ -38,6 +39,16 @@ function asChatTools(tools: unknown): unknown[] | undefined {
   });
 }
 
+/** Tokens of `tools` as the request's definitions (with its instructions, which the renderer frames with them). */
+export function rawToolsTokens(counter: TokenCounter, body: ResponsesRequest, tools: unknown): number {
+  const instructions = instructionsMessage(body);
+  return counter.countTools({ model: body.model, messages: instructions ? [instructions] : [], tools: asChatTools(tools) });
+}
+
+function instructionsMessage(body: ResponsesRequest): ChatMessage | null {
+  return typeof body.instructions === 'string' && body.instructions !== '' ? { role: 'system', content: body.instructions } : null;
+}
+
 /** The items of a request: its `input` array, or its string input as one user message. */
 export function inputItems(body: ResponsesRequest): ResponseItem[] {
   if (Array.isArray(body.input)) return body.input;
@@ -51,9 +62,9 @@ export async function countResponsesRequest(tokens: TokenService, body: Response
   const hashes = await hashItems(items);
   // The item's own hash keys the token cache: the chat message it amounts to is made only to count it.
   const counted = await counter.countMessagesAsync(items.map(asChatMessage), hashes);
-  const instructions: ChatMessage | null = typeof body.instructions === 'string' && body.instructions !== '' ? { role: 'system', content: body.instructions } : null;
+  const instructions = instructionsMessage(body);
   const rawInstructions = instructions ? counter.countMessage(instructions) : 0;
-  const rawTools = counter.countTools({ model: body.model, messages: instructions ? [instructions] : [], tools: asChatTools(body.tools) });
+  const rawTools = rawToolsTokens(counter, body, body.tools);
   const perItem = counted.perMessage.map(scale);
   const priming = counted.total - counted.perMessage.reduce((x, y) => x + y, 0);
   const fixedTokens = priming + scale(rawInstructions);
