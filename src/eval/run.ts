@@ -27,6 +27,8 @@ export interface EvalOptions {
   maxProbes?: number;
   /** The bearer credential the eval sends: the tenant, and the upstream's key when it has no api_key. */
   credential?: string;
+  /** The window the full history is asked within (default the model's): a benchmark's fake upstream has none. */
+  fullContextWindow?: number;
   progress?: (line: string) => void;
 }
 
@@ -101,6 +103,8 @@ async function evaluate(
   const reserved = resolveBudget(model, request as OutputLimits, 0).outputReservation;
   const recallOn = model.recall.enabled;
   const recallSkipped = recallOn ? null : `recall is off for model "${body.model}" (config "${model.match}": recall.enabled false)`;
+  // Continuations recap sent: the sum of its hops histogram.
+  const hopsSent = async () => (await recap.runtime.metrics.recallHops.get()).values.filter((v) => v.metricName?.endsWith('_sum')).reduce((n, v) => n + v.value, 0);
   let fullSkipped: string | null = null;
   const results: ProbeResult[] = [];
   for (const [i, probe] of probes.entries()) {
@@ -112,12 +116,15 @@ async function evaluate(
     model.recall.enabled = recallOn;
     let withRecall: Answer | null = null;
     if (recallOn) {
+      const before = await hopsSent();
       withRecall = (await askProbe({ ...asking, what: 'recap', body: route.withProbe(request as typeof body, probe.question, 'auto') })).answer;
+      withRecall.hops = (await hopsSent()) - before;
     }
     const tokensIn = Number(viaRecap.headers.get('x-recap-tokens-in'));
     // recap's count of the whole history with the probe: the upstream is not asked what cannot fit.
-    if (fullSkipped === null && tokensIn + reserved > model.context_window)
-      fullSkipped = `the full history (${tokensIn} tokens + ${reserved} for the reply) does not fit the ${model.context_window}-token context window`;
+    const window = opts.fullContextWindow ?? model.context_window;
+    if (fullSkipped === null && tokensIn + reserved > window)
+      fullSkipped = `the full history (${tokensIn} tokens + ${reserved} for the reply) does not fit the ${window}-token context window`;
     let full: Answer | null = null;
     if (fullSkipped === null) {
       try {
