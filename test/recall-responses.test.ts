@@ -123,6 +123,24 @@ describe('recap_recall on the Responses route', () => {
     expect(second!.json.tools).toEqual(first!.json.tools);
     expect(data.usage).toMatchObject(sum([sentJson(first!).usage, sentJson(second!).usage]));
     expect(h.logs.text).toContain('recap_recall answered');
+    // The client's next turn carries what it got, which holds no recall: it goes through as any turn.
+    const next = await h
+      .client({ conversation: 'recall-json' })
+      .responses.create(params([...history(), ...(data.output as Item[]), { role: 'user', content: 'Thanks. Anything else?' }]));
+    expect(next.output_text).toMatch(/^Echo: Thanks/);
+    expect(recallItems(upstream()[2]!.json.input)).toEqual([]);
+  });
+
+  it('passes an upstream error during a continuation to the client as it came, storing nothing', async () => {
+    h.fake.enqueue({ toolCalls: [{ name: 'recap_recall', arguments: '{"query":"MARK-77"}' }] }, { model: MODEL });
+    h.fake.enqueue({ status: 503, body: { error: { message: 'overloaded now', type: 'server_error', param: null, code: 'overloaded' } } }, { model: MODEL });
+    const err = await h
+      .client({ conversation: 'recall-error' })
+      .responses.create(params(history()))
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 503, message: expect.stringContaining('overloaded now') });
+    const inspect = await fetch(`${h.recap.url}/recap/v1/conversations/recall-error?route=responses`, { headers: { authorization: 'Bearer sk-test-key' } });
+    expect(inspect.status).toBe(404);
   });
 
   it('streams the continuation in place of the held events: one coherent response for the SDK stream helper', async () => {
