@@ -9,34 +9,39 @@ import { agentScript, REMINDER, SYSTEM_PROMPT, TASK, TOOLS } from './agent-task-
 import { CONTEXT_WINDOW, MAIN_LATENCY_MS, MAX_OUTPUT_TOKENS, MODEL, REMINDER_AFTER_STEP, SEED, STEPS, SUMMARIZER_MODEL } from './agent-task-variants.js';
 import type { BenchMessage } from './bench-recap.js';
 
-// What the model can still recall at the end of the agent task, through recap's view with and
-// without recap_recall, against the full history: `recap eval` on the task's whole history (the
-// 300 steps as the harness sent them at its last request) with recap's defaults on the 32k model,
+// What the model can still recall halfway through the agent task, through recap's view with and
+// without recap_recall, against the full history: `recap eval` on the task's history after 150
+// steps (as the harness sends it at the next request: ~400k tokens; recap compacts it in one go,
+// clearing and summarizing, as a request that finds no checkpoint does) with recap's defaults on the 32k model,
 // the fake upstream answering probes from what it is sent (and calling recap_recall when its
 // prompt lacks a probe's cue), at the main model's simulated latency, so that a recall's time is
 // a hop's. The full history does not fit 32k: the fake, which has no window, is asked it anyway.
 
 const PROBES = 24;
+/** Halfway: a whole 300-step history takes recap two minutes to compact in one request (no checkpoint to start from). */
+const AT_STEP = 150;
 
-/** The history of the task at its last request: every step's reply and its results, the reminder after its step. */
-export function taskHistory(): BenchMessage[] {
+/** The history of the task after `steps` steps: every step's reply and its results, the reminder after its step. */
+export function taskHistory(steps: number): BenchMessage[] {
   const history: BenchMessage[] = [{ role: 'system', content: SYSTEM_PROMPT }, TASK];
-  agentScript(SEED, STEPS).forEach((step, i) => {
-    history.push({
-      role: 'assistant',
-      content: step.note,
-      tool_calls: step.calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+  agentScript(SEED, STEPS)
+    .slice(0, steps)
+    .forEach((step, i) => {
+      history.push({
+        role: 'assistant',
+        content: step.note,
+        tool_calls: step.calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+      });
+      for (const call of step.calls) history.push({ role: 'tool', tool_call_id: call.id, content: call.result });
+      if (i + 1 === REMINDER_AFTER_STEP) history.push(REMINDER);
     });
-    for (const call of step.calls) history.push({ role: 'tool', tool_call_id: call.id, content: call.result });
-    if (i + 1 === REMINDER_AFTER_STEP) history.push(REMINDER);
-  });
   return history;
 }
 
 export async function agentTaskRecall(): Promise<Record<string, unknown>[]> {
   const dir = await mkdtemp(join(tmpdir(), 'recap-agent-recall-'));
   const file = join(dir, 'agent-task.json');
-  await writeFile(file, JSON.stringify({ model: MODEL, messages: taskHistory(), tools: TOOLS }));
+  await writeFile(file, JSON.stringify({ model: MODEL, messages: taskHistory(AT_STEP), tools: TOOLS }));
   const rows: Record<string, unknown>[] = [];
   try {
     for (const lossy of [false, true]) {
@@ -93,5 +98,8 @@ export async function runAgentTaskRecallBench(): Promise<void> {
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   const out = join(import.meta.dirname, 'results', 'agent-task-recall.json');
-  await writeFile(out, `${JSON.stringify({ bench: 'agent-task-recall', node: process.version, steps: STEPS, probes: PROBES, main_latency_ms: MAIN_LATENCY_MS, rows }, null, 2)}\n`);
+  await writeFile(
+    out,
+    `${JSON.stringify({ bench: 'agent-task-recall', node: process.version, steps: AT_STEP, of_steps: STEPS, probes: PROBES, main_latency_ms: MAIN_LATENCY_MS, rows }, null, 2)}\n`,
+  );
 }
