@@ -106,3 +106,13 @@ describe('recall in streamed chat replies', () => {
     expect(inspect.status).toBe(404);
   });
 });
+
+describe('a streamed reply that breaks off during its recall call', () => {
+  it('reaches the client as it came, with its error, and is not continued', async () => {
+    h.fake.enqueue({ toolCalls: [recallCall({ query: 'module_1' })], sseError: { message: 'upstream fell over', type: 'server_error' } });
+    const body = await rawStream('stream-broken', { messages: taskHistory('k', 12) });
+    const [only] = h.fake.chatRequests();
+    expect(h.fake.chatRequests()).toHaveLength(1);
+    expect(body.equals(h.fake.sentBytes(only!))).toBe(true);
+  });
+});

@@ -86,7 +86,8 @@ async function* composed<T, P>(input: JsonRecallInput<T, P>): AsyncGenerator<Buf
     const held: Buffer[] = [];
     if (turn.hops === 0) yield* firstHop(response, reading, held, input.observeFirst);
     else yield* laterHop(response, reading, held, turn.usageWith, wire as RecallWire<T, unknown>);
-    const calls = reading.replyCalls();
+    // A reply that broke off (an error event, no end) goes to the client as it came, never continued.
+    const calls = reading.ended() ? reading.replyCalls() : null;
     if (!calls) {
       yield* held;
       return;
