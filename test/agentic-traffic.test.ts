@@ -34,6 +34,20 @@ function summarizerExchange(d: Deployment, r: RecordedRequest): { previous: stri
   return { previous, input, reply };
 }
 
+/**
+ * How many times the replicas have read conversations' lock tables: a request claiming a
+ * compaction reads its table once, one waiting for another's compaction polls it (single-flight.ts).
+ */
+async function lockTableReads(d: Deployment): Promise<number> {
+  const counts = await Promise.all(
+    d.urls.map(async (url) => {
+      const line = (await (await fetch(`${url}/metrics`)).text()).split('\n').find((l) => l.startsWith('recap_store_duration_seconds_count{op="read_locks"}'));
+      return line ? Number(line.split(' ').at(-1)) : 0;
+    }),
+  );
+  return counts.reduce((a, b) => a + b, 0);
+}
+
 /** An over-budget history: 30 rounds after a system message, then a question. */
 function history(tag = ''): Msg[] {
   const messages: Msg[] = [{ role: 'system', content: 'You help the ops team.' }];
@@ -131,6 +145,15 @@ describe.each(KINDS)('agentic traffic on %s', (kind) => {
       expect(seen.filter((a) => a === 'degraded')).toEqual([]);
       expect(seen).toContain('compacted');
     }
+    // No request waited for another's compaction, however briefly: each claim read its lock table
+    // once and went on to its own summarizer call, where a waiter would have polled the table.
+    expect(await lockTableReads(d)).toBe(d.fake.summarizerRequests().length);
+    // Each branch summarized itself: every compacting turn made a summary of its own branch.
+    others.forEach((seen, k) => {
+      const branch = k < STUCK ? k : k + 1;
+      const own = d.fake.summarizerRequests().filter((r) => r.body.includes(`[branch ${branch}]`));
+      expect(own).toHaveLength(seen.filter((a) => a === 'compacted').length);
+    });
     stuckTurn.abort();
     expect(await stuckBranch).toBeInstanceOf(Error);
   });

@@ -1,9 +1,10 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectOpenAIError } from './helpers/error-shape.js';
 import { overBudgetHistory } from './helpers/conversation.js';
-import { type Harness, startHarness, SUMMARIZER, smallModel } from './helpers/harness.js';
+import { expectOpenAIError } from './helpers/error-shape.js';
+import { type Harness, SUMMARIZER, smallModel, startHarness } from './helpers/harness.js';
 import { rawRequest } from './helpers/plain-request.js';
+import { rawExchange } from './helpers/raw-http.js';
 import { dumpRedis } from './helpers/redis-dump.js';
 
 // Issue 19: with `clients` configured, recap is the door. A request without one of their keys is
@@ -68,6 +69,21 @@ describe('a request without a client key is refused at the door', () => {
     expect(h.fake.requests).toHaveLength(before);
     expect(await redisKeys()).toEqual([]);
   });
+
+  // The body is announced and never sent: recap waiting for it would answer nothing before
+  // request_timeout_ms (300 s), so a 401 here was sent before reading the body.
+  it.each(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/recap/v1/conversations/door-conv'])(
+    '401 on %s to a client that sent its headers and stalls its body',
+    async (target) => {
+      const before = h.fake.requests.length;
+      const head = `POST ${target} HTTP/1.1\r\nHost: recap.test\r\nAuthorization: Bearer ck-unknown-stalled\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n`;
+      const x = await rawExchange(h.recap.port, [head, '{"model":"gpt-test-small","messages":['], { responses: 1 });
+      expect(x.bytesSent).toBeLessThan(1000);
+      expect(x.responses[0]).toMatchObject({ status: 401 });
+      expect(JSON.parse(x.responses[0]!.body)).toMatchObject({ error: { code: 'invalid_api_key' } });
+      expect(h.fake.requests).toHaveLength(before);
+    },
+  );
 
   it('boots without the open-relay warning: clients guard the upstream key', () => {
     expect(h.logs.text).not.toContain('open relay');

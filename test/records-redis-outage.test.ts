@@ -1,8 +1,8 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisServer, type ThrowawayRedis } from './helpers/redis-server.js';
-import { type Harness, startHarness, SUMMARIZER, smallModel } from './helpers/harness.js';
 import { prose } from './helpers/conversation.js';
+import { type Harness, SUMMARIZER, smallModel, startHarness } from './helpers/harness.js';
+import { startRedisServer, type ThrowawayRedis } from './helpers/redis-server.js';
 import { settlesBefore } from './helpers/settles-before.js';
 
 // Rule 8: with Redis gone, requests still succeed, compacted without records, while it is still
@@ -53,9 +53,12 @@ describe('Redis outage', () => {
     // trigger now) is compacted again inline: never failed, never degraded, never left hanging.
     for (let i = 0; i < 5; i++) {
       messages.push({ role: 'user', content: prose(++t) });
+      const summaries = h.fake.summarizerRequests().length;
       const served = turn();
       expect(await settlesBefore(served, SENTINEL_MS)).toBe(true);
       expect((await served).action).toBe('compacted');
+      // Made afresh for this request: no record to reuse a summary from, no queue to replay it from.
+      expect(h.fake.summarizerRequests()).toHaveLength(summaries + 1);
     }
     const ready = await fetch(`${h.recap.url}/readyz`);
     expect(ready.status).toBe(503);

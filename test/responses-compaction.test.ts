@@ -110,6 +110,7 @@ function expectWellFormed(sent: RecordedRequest): void {
 describe.each([false, true])('the Responses API through recap (stream: %s)', (stream) => {
   it('keeps a long tool-using conversation within budget, pinned items first, calls with their outputs', async () => {
     const before = h.fake.responsesRequests().length;
+    const summariesBefore = h.fake.summarizerRequests().length;
     const headers = await runTask(`responses-${stream}`, 40, stream);
     const sent = h.fake.responsesRequests().slice(before);
     expect(sent).toHaveLength(40);
@@ -137,6 +138,20 @@ describe.each([false, true])('the Responses API through recap (stream: %s)', (st
     expect(sent.some((r) => (r.json.input as Item[]).some((i) => i.type === 'function_call_output' && String(i.output).startsWith('[recap: tool result cleared')))).toBe(true);
     // Encrypted reasoning the client sent came through untouched (the fake refuses altered content).
     expect(sent.some((r) => (r.json.input as Item[]).some((i) => i.type === 'reasoning' && typeof i.encrypted_content === 'string'))).toBe(true);
+    // Steps with reasoning were summarized, their reasoning never shown to the summarizer as text:
+    // neither its summary nor its encrypted content.
+    const reasoning = sent.flatMap((r) => (r.json.input as Item[]).flatMap((i, k, all) => (i.type === 'reasoning' ? [{ item: i, next: all[k + 1]! }] : [])));
+    const summarizer = h.fake
+      .summarizerRequests()
+      .slice(summariesBefore)
+      .map((r) => (r.json as { messages: { content: string }[] }).messages.map((m) => m.content).join('\n'));
+    expect(summarizer.length).toBeGreaterThan(0);
+    expect(reasoning.some(({ next }) => summarizer.some((text) => text.includes(`read_log(${next.arguments})`)))).toBe(true);
+    for (const { item } of reasoning) {
+      for (const text of [...(item.summary as { text: string }[]).map((x) => x.text), item.encrypted_content as string]) {
+        expect(summarizer.filter((shown) => shown.includes(text))).toEqual([]);
+      }
+    }
     // The conversation's records are the Responses route's own.
     const inspect = (query: string) => fetch(`${h.recap.url}/recap/v1/conversations/responses-${stream}${query}`, { headers: { authorization: 'Bearer sk-test-key' } });
     expect((await inspect('?route=responses')).status).toBe(200);

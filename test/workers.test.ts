@@ -60,29 +60,38 @@ afterAll(async () => {
   await fake?.close();
 });
 
+/** The chat requests recap has logged so far, with the worker that served each. */
+function served(): { worker?: number }[] {
+  return recap.logs.map((l) => JSON.parse(l) as { msg?: string; route?: string; worker?: number }).filter((e) => e.msg === 'request' && e.route === '/v1/chat/completions');
+}
+
+/** REQUESTS chat requests, each on a connection of its own, once all are logged. */
+async function serveRequests(): Promise<void> {
+  const before = served().length;
+  const body = JSON.stringify({ model: 'gpt-test-workers', messages: [{ role: 'user', content: 'hello' }] });
+  for (let i = 0; i < REQUESTS; i++) expect((await send(recap.url, 'POST', '/v1/chat/completions', body)).status).toBe(200);
+  // Log lines are written asynchronously.
+  await expect.poll(() => served().length).toBe(before + REQUESTS);
+}
+
 describe('recap serve --workers 2', () => {
   it('serves from both workers on one port', async () => {
-    const body = JSON.stringify({ model: 'gpt-test-workers', messages: [{ role: 'user', content: 'hello' }] });
-    for (let i = 0; i < REQUESTS; i++) expect((await send(recap.url, 'POST', '/v1/chat/completions', body)).status).toBe(200);
-    const served = () => recap.logs.map((l) => JSON.parse(l) as { msg?: string; worker?: number }).filter((e) => e.msg === 'request');
-    // Log lines are written asynchronously.
-    await expect.poll(() => served().length).toBe(REQUESTS);
+    await serveRequests();
     expect(new Set(served().map((e) => e.worker))).toEqual(new Set([1, 2]));
     expect(childrenOf(recap.pid)).toHaveLength(2);
   });
 
   it('answers /metrics with the sum over both workers, whichever worker the scrape lands on', async () => {
+    await serveRequests();
     const perWorker = new Map<number, number>();
-    for (const line of recap.logs) {
-      const e = JSON.parse(line) as { msg?: string; worker?: number };
-      if (e.msg === 'request' && e.worker !== undefined) perWorker.set(e.worker, (perWorker.get(e.worker) ?? 0) + 1);
-    }
+    for (const e of served()) if (e.worker !== undefined) perWorker.set(e.worker, (perWorker.get(e.worker) ?? 0) + 1);
+    const total = served().length;
     // Neither worker alone served them all, so only an aggregate can count them all.
-    expect(Math.max(...perWorker.values())).toBeLessThan(REQUESTS);
+    expect(Math.max(...perWorker.values())).toBeLessThan(total);
     for (let i = 0; i < 6; i++) {
       const scrape = await send(recap.url, 'GET', '/metrics');
       expect(scrape.status).toBe(200);
-      expect(chatRequestsCounted(scrape.text)).toBe(REQUESTS);
+      expect(chatRequestsCounted(scrape.text)).toBe(total);
     }
   });
 

@@ -1,5 +1,6 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createClientKeys } from './client-keys.js';
+import { compareDigests, createClientKeys } from './client-keys.js';
 
 const WEB = 'ck-web-4f1a9d2c7e5b3a8f6d0c1e9b7a5d3f2c';
 const BATCH = 'ck-batch-8b6d4f2a0c9e7b5d3f1a8c6e4b2d0f9a';
@@ -30,5 +31,34 @@ describe('createClientKeys', () => {
 
   it('keeps no key in what it hands out', () => {
     expect(JSON.stringify(keys.find(WEB))).not.toContain(WEB);
+  });
+
+  it("keeps only SHA-256 digests, and compares the presented key's digest with every one, past a match", () => {
+    const sha256 = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
+    const seen: [string, string][] = [];
+    const recording = createClientKeys(
+      [
+        { name: 'web', key: WEB },
+        { name: 'batch', key: BATCH },
+      ],
+      (presented, stored) => {
+        seen.push([presented.toString('hex'), stored.toString('hex')]);
+        return compareDigests(presented, stored);
+      },
+    );
+    expect(recording.find(WEB)?.name).toBe('web');
+    expect(recording.find('ck-wrong')).toBeUndefined();
+    // Each lookup hashes the presented key and compares it with each client's digest, even once
+    // the first one matched: two 32-byte digests every time, never a key.
+    expect(seen).toEqual([
+      [sha256(WEB), sha256(WEB)],
+      [sha256(WEB), sha256(BATCH)],
+      [sha256('ck-wrong'), sha256(WEB)],
+      [sha256('ck-wrong'), sha256(BATCH)],
+    ]);
+  });
+
+  it("compares digests with node's constant-time timingSafeEqual", () => {
+    expect(compareDigests).toBe(timingSafeEqual);
   });
 });

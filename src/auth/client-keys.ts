@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { ClientConfig } from '../config/schema.js';
 import { globMatches } from '../config/glob.js';
+import type { ClientConfig } from '../config/schema.js';
 
 // The configured clients, looked up by the bearer key a request presents. Keys are kept only as
 // SHA-256 digests, and the lookup compares the presented key's digest with every client's in
@@ -22,21 +22,26 @@ export interface ClientKeys {
   find(presentedKey: string): Client | undefined;
 }
 
-const digest = (key: string) => createHash('sha256').update(key, 'utf8').digest();
+/** What a key is kept as. */
+export const keyDigest = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
 
-export function createClientKeys(clients: readonly ClientConfig[]): ClientKeys {
+/** How a presented key's digest is compared with a stored one: in constant time. */
+export type DigestComparison = (presented: Buffer, stored: Buffer) => boolean;
+export const compareDigests: DigestComparison = timingSafeEqual;
+
+export function createClientKeys(clients: readonly ClientConfig[], compare: DigestComparison = compareDigests): ClientKeys {
   const entries = clients.map((c) => {
     const globs = c.models;
     const mayUse = globs ? (model: string) => globs.some((glob) => globMatches(glob, model)) : () => true;
-    return { digest: digest(c.key), client: { name: c.name, restricted: globs !== undefined, mayUse, tokensPerWindow: c.tenant_tokens_per_window } satisfies Client };
+    return { digest: keyDigest(c.key), client: { name: c.name, restricted: globs !== undefined, mayUse, tokensPerWindow: c.tenant_tokens_per_window } satisfies Client };
   });
   return {
     find(presentedKey) {
-      const presented = digest(presentedKey);
+      const presented = keyDigest(presentedKey);
       let found: Client | undefined;
       for (const e of entries) {
         // Digests have one length, so timingSafeEqual never throws; `found` is set without a branch on time.
-        const same = timingSafeEqual(presented, e.digest);
+        const same = compare(presented, e.digest);
         found = same ? e.client : found;
       }
       return found;

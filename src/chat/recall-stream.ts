@@ -33,10 +33,12 @@ export function chatStreamReading(): StreamReading<ChatMessage> {
   const calls = new Map<number, Accumulated>();
   let content = '';
   let usage: unknown;
+  let done = false;
   // The reply's own id, model and time, for the events recap writes to close it.
   let head: Obj = {};
   return {
     event(data) {
+      if (data.startsWith('[DONE]')) done = true;
       const chunk = parse(data);
       if (!chunk) return;
       head = { id: chunk.id, object: chunk.object, created: chunk.created, model: chunk.model };
@@ -58,6 +60,7 @@ export function chatStreamReading(): StreamReading<ChatMessage> {
       }
     },
     callsTools: () => calls.size > 0,
+    ended: () => done,
     replyCalls(): ReplyCalls<ChatMessage> | null {
       const toolCalls = [...calls.entries()]
         .sort(([a], [b]) => a - b)

@@ -34,7 +34,7 @@ export interface EvalOptions {
 
 export async function runEval(opts: EvalOptions): Promise<EvalReport> {
   const progress = opts.progress ?? (() => {});
-  const conversation = await readConversation(opts.file);
+  const conversation = await readConversation(opts.file, opts.config.server.body_limit_bytes);
   const name = conversation.body.model;
   const model = createModelResolver(opts.config.models)(name);
   if (!model) throw new Error(`${opts.file}: no entry of the config's models matches "${name}"`);

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../messages/types.js';
 import { clearedStubText } from '../compaction/clearing.js';
 import { defuse } from '../compaction/delimiters.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import { taskNoteOf, withoutTaskNote } from '../compaction/task-note.js';
 import { contentText } from '../compaction/text.js';
 import { summaryReservation } from '../compaction/validate-summary.js';
+import type { ChatMessage } from '../messages/types.js';
 import { conversations, type GeneratedConversation, text } from './conversations.case.js';
 import { type PathOutcome, type PathScenario, type RequestPath, SECRET, type Session, startRequestPath, TENANT } from './request-path.case.js';
 

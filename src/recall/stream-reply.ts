@@ -1,13 +1,14 @@
 import { Readable } from 'node:stream';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { EventSourceMessage } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import type { UpstreamReply } from '../http/send-upstream-response.js';
-import type { RecallTurn } from './hops.js';
+import { eventSplitter } from './event-split.js';
 import type { JsonRecallInput } from './json-reply.js';
+import type { RecallWire, StreamReading } from './wire.js';
 
 // A streamed reply to a request that went with recap_recall. The first hop's bytes go to the
-// client as they come until the reply starts calling tools (the chunk where that shows, and every
-// one after it, is held back). When the reply ends: without a recall call, the held chunks go out
+// client as they come until the reply starts calling tools (from the first byte of the event where
+// that shows, everything is held back: event-split.ts). When the reply ends: without a recall call, the held chunks go out
 // unchanged (the same bytes as without recall); with one, they are dropped and the continuation's
 // events stream in their place, its own tool calls held back the same way, so the client reads one
 // reply. Events of a continuation are written one by one as the parser reads them, the usage event
@@ -27,36 +28,66 @@ function errorEvent(status: number, body: Buffer): string {
   }
 }
 
-async function* composed<T, P>(first: Dispatcher.ResponseData, input: JsonRecallInput<T, P>, turn: RecallTurn<T>): AsyncGenerator<Buffer> {
-  const { wire } = input;
-  let response = first;
+/**
+ * The first hop: its bytes as they came, up to the event where it starts calling tools; that event
+ * and everything after it held back. Returns the held bytes (empty when it calls no tool).
+ */
+async function* firstHop<T>(response: Dispatcher.ResponseData, reading: StreamReading<T>, held: Buffer[], observe: ((chunk: Buffer) => void) | undefined): AsyncGenerator<Buffer> {
+  const splitter = eventSplitter();
+  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    observe?.(chunk);
+    const { data, events } = splitter.feed(chunk);
+    if (held.length > 0) {
+      for (const { event } of events) reading.event(event.data);
+      held.push(chunk);
+      continue;
+    }
+    let passed = 0;
+    for (const { event, end } of events) {
+      reading.event(event.data);
+      if (!reading.callsTools()) passed = end;
+    }
+    if (passed > 0) yield data.subarray(0, passed);
+    if (reading.callsTools()) held.push(data.subarray(passed));
+    else splitter.keep(data, passed);
+  }
+  const rest = splitter.rest();
+  if (rest.length > 0) yield rest;
+}
+
+/** A continuation: its events one by one, the usage summed; from its first tool call on, held back. */
+async function* laterHop<T>(
+  response: Dispatcher.ResponseData,
+  reading: StreamReading<T>,
+  held: Buffer[],
+  usage: (hop: unknown) => unknown,
+  wire: RecallWire<T, unknown>,
+): AsyncGenerator<Buffer> {
+  const splitter = eventSplitter();
+  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    for (const { event } of splitter.feed(chunk).events) {
+      reading.event(event.data);
+      const text = Buffer.from(eventText(event, wire.eventWithUsage(event.data, usage(reading.usage())) ?? event.data));
+      if (reading.callsTools()) held.push(text);
+      else yield text;
+    }
+  }
+}
+
+async function* composed<T, P>(input: JsonRecallInput<T, P>): AsyncGenerator<Buffer> {
+  const { wire, turn } = input;
+  let response = input.first;
   for (;;) {
     if (response.statusCode >= 300) {
       yield Buffer.from(errorEvent(response.statusCode, Buffer.from(await response.body.arrayBuffer())));
       return;
     }
-    const firstHop = turn.hops === 0;
     const reading = wire.readStream();
-    const events: EventSourceMessage[] = [];
-    const parser = createParser({ onEvent: (e) => events.push(e) });
-    const decoder = new TextDecoder();
     const held: Buffer[] = [];
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
-      if (firstHop) input.observeFirst?.(chunk);
-      parser.feed(decoder.decode(chunk, { stream: true }));
-      for (const e of events.splice(0)) {
-        reading.event(e.data);
-        if (firstHop) continue;
-        const text = Buffer.from(eventText(e, wire.eventWithUsage(e.data, turn.usageWith(reading.usage())) ?? e.data));
-        if (reading.callsTools()) held.push(text);
-        else yield text;
-      }
-      // The first hop's own chunks, unchanged: held from the one where its tool calls show.
-      if (!firstHop) continue;
-      if (reading.callsTools()) held.push(chunk);
-      else yield chunk;
-    }
-    const calls = reading.replyCalls();
+    if (turn.hops === 0) yield* firstHop(response, reading, held, input.observeFirst);
+    else yield* laterHop(response, reading, held, turn.usageWith, wire as RecallWire<T, unknown>);
+    // A reply that broke off (an error event, no end) goes to the client as it came, never continued.
+    const calls = reading.ended() ? reading.replyCalls() : null;
     if (!calls) {
       yield* held;
       return;
@@ -71,6 +102,6 @@ async function* composed<T, P>(first: Dispatcher.ResponseData, input: JsonRecall
 
 /** The first hop's status and headers, with the composed events for its body. */
 export function recallStreamReply<T, P>(input: JsonRecallInput<T, P>): UpstreamReply {
-  const { first, turn } = input;
-  return { statusCode: first.statusCode, headers: first.headers, body: Readable.from(composed(first, input, turn), { objectMode: false }) };
+  const { first } = input;
+  return { statusCode: first.statusCode, headers: first.headers, body: Readable.from(composed(input), { objectMode: false }) };
 }

@@ -23,6 +23,8 @@ export interface StreamReading<T> {
   event(data: string): void;
   /** Whether the reply has started calling tools (from here its events are held back). */
   callsTools(): boolean;
+  /** Whether the stream ended as its API ends a complete reply: a broken one is never continued. */
+  ended(): boolean;
   /** The recall calls of the whole reply, once it ended; null when it makes none. */
   replyCalls(): ReplyCalls<T> | null;
   /** The usage the stream reported (its last usage event), if any. */

@@ -55,7 +55,14 @@ export function inputItems(body: ResponsesRequest): ResponseItem[] {
   return typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : [];
 }
 
-export async function countResponsesRequest(tokens: TokenService, body: ResponsesRequest, model: ModelConfig | undefined): Promise<CountedItems<ResponseItem>> {
+/** The request path's token service, or what `recap count` makes of one (no calibration). */
+export type ItemTokens = Pick<TokenService, 'counterFor' | 'scaleFor'>;
+
+export async function countResponsesRequest(
+  tokens: ItemTokens,
+  body: ResponsesRequest,
+  model: ModelConfig | undefined,
+): Promise<CountedItems<ResponseItem> & { instructionsTokens: number }> {
   const counter = tokens.counterFor(model?.encoding ?? 'o200k_base');
   const scale = tokens.scaleFor(model);
   const items = inputItems(body);
@@ -74,6 +81,7 @@ export async function countResponsesRequest(tokens: TokenService, body: Response
     counter,
     perItem,
     fixedTokens,
+    instructionsTokens: scale(rawInstructions),
     hashes,
     countItem: (item) => scale(counter.countMessage(asChatMessage(item))),
     tokensIn: perItem.reduce((x, y) => x + y, 0) + fixedTokens + toolsTokens,

@@ -42,6 +42,8 @@ export function responsesStreamReading(): StreamReading<ResponseItem> {
       }
     },
     callsTools: () => callsTools,
+    // A failed response (or a stream cut before its end) is never continued.
+    ended: () => terminal !== null && terminal.type !== 'response.failed',
     replyCalls: (): ReplyCalls<ResponseItem> | null => responsesReplyCalls(Array.isArray(final?.output) ? final.output : done.filter(Boolean)),
     usage: () => final?.usage ?? undefined,
     closingEvents(usage) {

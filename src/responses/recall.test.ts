@@ -75,9 +75,17 @@ describe('responsesRecall.readStream', () => {
     expect(reading.callsTools()).toBe(false);
     reading.event(data('response.output_item.added', { output_index: 1, item: { ...recall('c1'), arguments: '' } }));
     expect(reading.callsTools()).toBe(true);
+    expect(reading.ended()).toBe(false);
     reading.event(data('response.completed', { response: { output: [recall('c1')], usage: { input_tokens: 5 } } }));
+    expect(reading.ended()).toBe(true);
     expect(reading.replyCalls()?.calls).toEqual([{ id: 'c1', arguments: '{"query":"MARK-7"}' }]);
     expect(reading.usage()).toEqual({ input_tokens: 5 });
+  });
+
+  it('has not ended when the response failed', () => {
+    const reading = responsesRecall.readStream();
+    reading.event(data('response.failed', { response: { output: [recall('c1')] } }));
+    expect(reading.ended()).toBe(false);
   });
 
   it('falls back to the items the done events carried', () => {

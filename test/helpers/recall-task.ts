@@ -24,7 +24,7 @@ export function marker(tag: string, step: number): string {
 }
 
 /** About 450 tokens of file content around the step's marker. */
-function fileContent(tag: string, step: number): string {
+export function fileContent(tag: string, step: number): string {
   const lines = Array.from({ length: 24 }, (_, i) => `  line ${i}: const value_${step}_${i} = compute(${i}, "${tag}") // step ${step}`);
   lines.splice(12, 0, `  export const ID = "${marker(tag, step)}";`);
   return `// src/module_${step}.ts\n${lines.join('\n')}`;
