@@ -129,6 +129,9 @@ describe('recap_recall on the Responses route', () => {
       .responses.create(params([...history(), ...(data.output as Item[]), { role: 'user', content: 'Thanks. Anything else?' }]));
     expect(next.output_text).toMatch(/^Echo: Thanks/);
     expect(recallItems(upstream()[2]!.json.input)).toEqual([]);
+    // Turn after turn, `tools` (recap_recall included) is the same bytes: the prompt cache holds.
+    const toolsBytes = (r: RecordedRequest) => r.body.slice(r.body.indexOf('"tools":'));
+    expect(toolsBytes(upstream()[2]!)).toBe(toolsBytes(first!));
   });
 
   it('passes an upstream error during a continuation to the client as it came, storing nothing', async () => {
