@@ -67,7 +67,7 @@ describe('a worker crash, then a crash of its replacement during its boot', () =
     // Killed as soon as it is forked: long before a worker can load recap and listen.
     const replacement = await newWorker(recap.pid, [crashed!, healthy!]);
     process.kill(replacement, 'SIGKILL');
-    await expect.poll(() => entries(recap).filter((e) => e.msg?.startsWith('worker exited before it listened')).length, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => entries(recap).filter((e) => e.msg?.startsWith('worker exited before it listened')).length, { timeout: 30_000 }).toBe(1);
 
     // The healthy worker serves on, and the primary keeps forking.
     for (let i = 0; i < 4; i++) expect((await hello()).status).toBe(200);
