@@ -62,7 +62,7 @@ export async function countResponsesRequest(
   tokens: ItemTokens,
   body: ResponsesRequest,
   model: ModelConfig | undefined,
-): Promise<CountedItems<ResponseItem> & { instructionsTokens: number }> {
+): Promise<CountedItems<ResponseItem> & { instructionsTokens: number; rawTools: number }> {
   const counter = tokens.counterFor(model?.encoding ?? 'o200k_base');
   const scale = tokens.scaleFor(model);
   const items = inputItems(body);
@@ -86,6 +86,7 @@ export async function countResponsesRequest(
     countItem: (item) => scale(counter.countMessage(asChatMessage(item))),
     tokensIn: perItem.reduce((x, y) => x + y, 0) + fixedTokens + toolsTokens,
     toolsTokens,
+    rawTools,
     rawOut: (view) => (view ? counter.countMessages(view.map(asChatMessage)).total + rawInstructions + rawTools : rawIn),
   };
 }

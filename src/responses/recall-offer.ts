@@ -2,6 +2,7 @@ import type { ModelConfig } from '../config/config.js';
 import type { RecallOffer } from '../pipeline/prepare.js';
 import { type NoOffer, recallRefusal } from '../recall/offer.js';
 import { RESPONSES_RECALL_TOOL_JSON } from '../recall/tool.js';
+import { recallTokensAfterFunctions } from '../recall/tool-tokens.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { rawToolsTokens } from './count.js';
 import { isCompactable } from './parse-request.js';
@@ -26,11 +27,14 @@ export function responsesRecallRefusal(model: ModelConfig | undefined, body: Res
 export function responsesRecallOffer(
   model: ModelConfig,
   body: ResponsesRequest,
-  counted: { counter: TokenCounter; toolsTokens: number },
+  counted: { counter: TokenCounter; toolsTokens: number; rawTools: number },
   scale: (tokens: number) => number,
 ): RecallOffer | undefined {
   if (responsesRecallRefusal(model, body) !== null) return undefined;
-  const rawTools = rawToolsTokens(counted.counter, body, body.tools);
-  const raw = rawToolsTokens(counted.counter, body, [...(Array.isArray(body.tools) ? body.tools : []), RECALL_TOOL]) - rawTools;
+  const tools = Array.isArray(body.tools) ? body.tools : [];
+  const { rawTools } = counted;
+  // After function tools, a constant; without any (none, or hosted tools only: few), counted.
+  const hasFunctions = tools.some((t) => (t as { type?: unknown } | null)?.type === 'function');
+  const raw = hasFunctions ? recallTokensAfterFunctions(counted.counter) : rawToolsTokens(counted.counter, body, [...tools, RECALL_TOOL]) - rawTools;
   return { rawToolTokens: raw, toolTokens: scale(rawTools + raw) - counted.toolsTokens };
 }
