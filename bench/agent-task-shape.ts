@@ -1,5 +1,5 @@
-import type { ChatMessage } from '../src/messages/types.js';
 import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
+import type { ChatMessage } from '../src/messages/types.js';
 import { REMINDER, SYSTEM_PROMPT, TASK } from './agent-task-script.js';
 import type { Drive } from './bench-recap.js';
 

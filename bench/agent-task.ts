@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { acceptance } from './agent-task-acceptance.js';
+import type { Fidelity } from './agent-task-fidelity.js';
 import type { Shape } from './agent-task-shape.js';
 import {
   BUDGET,
@@ -36,9 +37,9 @@ const CHILD = join(HERE, 'agent-task-child.ts');
 /** A variant still running after this is stuck, not slow: the naive one needs ~9 minutes. */
 const CHILD_TIMEOUT_MS = 20 * 60_000;
 
-type VariantResult = Measured & { shape: Shape };
+type VariantResult = Measured & { shape: Shape; fidelity: Fidelity };
 
-function row(variant: Variant, m: VariantMeasures) {
+function row(variant: Variant, m: VariantMeasures, f: Fidelity) {
   return {
     variant: variant.label,
     requests: m.turns,
@@ -58,6 +59,9 @@ function row(variant: Variant, m: VariantMeasures) {
     over_budget: m.requestsOverBudget,
     cache_friendly: `${(m.cacheFriendlyShare * 100).toFixed(1)}%`,
     cost_tokens: m.cost.total,
+    user_identifiers_kept: `${f.userIdentifiersKept}/${f.userIdentifiers}`,
+    first_third_paths_kept: `${f.firstThirdPathsKept}/${f.firstThirdPaths}`,
+    paths_only_in_summary: f.firstThirdPathsOnlyInSummary,
   };
 }
 
@@ -65,6 +69,7 @@ export async function runAgentTaskBench(): Promise<Record<string, unknown>> {
   const measured = await Promise.all(VARIANTS.map((v) => runInChild<VariantResult>(CHILD, [v.name], CHILD_TIMEOUT_MS)));
   const byName = Object.fromEntries(VARIANTS.map((v, i) => [v.name, measured[i]!.measures])) as Record<VariantName, VariantMeasures>;
   const shapes = Object.fromEntries(VARIANTS.map((v, i) => [v.name, measured[i]!.shape])) as Record<VariantName, Shape>;
+  const fidelity = Object.fromEntries(VARIANTS.map((v, i) => [v.name, measured[i]!.fidelity])) as Record<VariantName, Fidelity>;
   const checks = acceptance(byName, shapes);
   const result = {
     bench: 'agent-task',
@@ -94,9 +99,12 @@ export async function runAgentTaskBench(): Promise<Record<string, unknown>> {
       token_counts: 'o200k_base over what the fake upstream received (messages; the budget already excludes the tools), independently of recap headers',
       cost: 'prompt tokens sent upstream + summarizer input and output tokens',
       own: "recap's own time per request: its request log's durationMs minus upstreamHeadersMs (the upstream's time from forwarding to the reply's headers)",
+      fidelity:
+        'on the last request the upstream received: the identifiers the task and the reminder stated (as the ledger finds them) still there; ' +
+        'the paths the tool calls of the first third of the steps named still there, and how many of those only the summary carries (no kept step names them)',
     },
-    rows: VARIANTS.map((v) => row(v, byName[v.name])),
-    variants: VARIANTS.map((v) => ({ name: v.name, label: v.label, setup: v.setup, shape: shapes[v.name], ...byName[v.name] })),
+    rows: VARIANTS.map((v) => row(v, byName[v.name], fidelity[v.name])),
+    variants: VARIANTS.map((v) => ({ name: v.name, label: v.label, setup: v.setup, shape: shapes[v.name], fidelity: fidelity[v.name], ...byName[v.name] })),
     acceptance: checks,
   };
   await mkdir(dirname(RESULTS_FILE), { recursive: true });

@@ -1,14 +1,15 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ChatMessage } from '../src/messages/types.js';
 import { applyLedger } from '../src/compaction/ledger.js';
 import { ledgerCandidates } from '../src/compaction/ledger-candidates.js';
 import { type Config, loadConfig } from '../src/config/config.js';
 import { startFakeUpstream } from '../src/dev/fake-upstream.js';
 import { reportJson } from '../src/eval/report.js';
 import { runEval } from '../src/eval/run.js';
+import type { ChatMessage } from '../src/messages/types.js';
 import { getTokenizer } from '../src/tokens/encodings.js';
+import { trailFigures } from './eval-example-trail.js';
 
 // `recap eval` on the shipped example (examples/conversations/support-ticket.json) against the
 // fake upstream, with its extractive and its lossy summarizer, the ledger on and off, and a few
@@ -44,15 +45,26 @@ function variantConfig(base: Config, v: Variant): Config {
 const pct = (x: unknown) => (typeof x === 'number' ? `${Math.round(x * 100)}%` : 'n/a');
 
 async function evalFigures() {
+  const conversation = (JSON.parse(await readFile(EXAMPLE, 'utf8')) as { messages: ChatMessage[] }).messages;
   const rows: Record<string, unknown>[] = [];
   for (const lossy of [false, true]) {
     const fake = await startFakeUpstream({ summarizerModel: 'fake-summarizer', lossySummarizer: lossy });
     try {
       const base = loadConfig(CONFIG, { FAKE_UPSTREAM_URL: fake.url });
       for (const v of VARIANTS.filter((x) => (x.summarizer === 'lossy') === lossy)) {
+        const before = fake.chatRequests().length;
         const r = reportJson(await runEval({ file: EXAMPLE, config: variantConfig(base, v) }));
         const kinds = r.by_kind as Record<string, { recall_compacted: number | null }>;
-        rows.push({ ...v, ...r, results: undefined, identifier_recall: kinds.identifier!.recall_compacted, fact_recall: kinds.fact!.recall_compacted });
+        // The first chat request of the run is the conversation as recap forwarded it, compacted.
+        const forwarded = (fake.chatRequests()[before]!.json as { messages: ChatMessage[] }).messages;
+        rows.push({
+          ...v,
+          ...r,
+          results: undefined,
+          identifier_recall: kinds.identifier!.recall_compacted,
+          fact_recall: kinds.fact!.recall_compacted,
+          trail: trailFigures(conversation, forwarded),
+        });
       }
     } finally {
       await fake.close();
@@ -94,12 +106,13 @@ export async function runEvalExampleBench(): Promise<void> {
   const figures = await evalFigures();
   const cost = await ledgerCost();
   const header =
-    '| summarizer (fake) | ledger | summary_max_tokens | recall, compacted view | identifiers | facts | recall, full history | tokens compacted / full | summary message tokens | ledger appended / kept / dropped |';
-  const lines = [header, '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |'];
+    '| summarizer (fake) | ledger | summary_max_tokens | recall, compacted view | identifiers | facts | recall, full history | tokens compacted / full | summary message tokens | ledger appended / kept / dropped | first third: user-stated ids kept | first third: tool-call ids kept |';
+  const lines = [header, '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |'];
   for (const r of figures) {
     const l = r.ledger_identifiers as { appended: number; kept: number; dropped: number };
+    const t = r.trail as ReturnType<typeof trailFigures>;
     lines.push(
-      `| ${r.summarizer} | ${r.ledger ? 'on' : 'off'} | ${r.summaryMaxTokens} | ${pct(r.recall_compacted)} of ${r.probes} | ${pct(r.identifier_recall)} | ${pct(r.fact_recall)} | ${pct(r.recall_full)} | ${r.tokens_compacted} / ${r.tokens_full} | ${r.summary_tokens} | ${r.ledger ? `${l.appended} / ${l.kept} / ${l.dropped}` : '–'} |`,
+      `| ${r.summarizer} | ${r.ledger ? 'on' : 'off'} | ${r.summaryMaxTokens} | ${pct(r.recall_compacted)} of ${r.probes} | ${pct(r.identifier_recall)} | ${pct(r.fact_recall)} | ${pct(r.recall_full)} | ${r.tokens_compacted} / ${r.tokens_full} | ${r.summary_tokens} | ${r.ledger ? `${l.appended} / ${l.kept} / ${l.dropped}` : '–'} | ${t.user_identifiers_kept}/${t.user_identifiers} | ${t.call_identifiers_kept}/${t.call_identifiers} |`,
     );
   }
   lines.push('', '| ledger on | median (of 9) |', '| --- | --- |', ...cost.map((c) => `| ${c.span} | ${c.median_ms} ms |`));

@@ -26,13 +26,15 @@ environment: RECAP_CONFIG, PORT, REDIS_URL, RECAP_SECRET; traces with OTEL_EXPOR
     run: async (args) => (await import('./cli/serve-command.js')).serveCommand(args),
   },
   count: {
-    summary: 'prompt tokens and budget of a chat request body',
+    summary: 'prompt tokens and budget of a request body (chat completions or Responses)',
     usage: `usage: recap count FILE|- [--config FILE] [--json]
 
-  FILE           a /v1/chat/completions request body (JSON); - reads it from stdin
+  FILE           a /v1/chat/completions or /v1/responses request body (JSON), at most the
+                 config's server.body_limit_bytes; - reads it from stdin
   --config FILE  config whose models[] give the encoding and budget (default: $RECAP_CONFIG,
                  else config/recap.yaml)
   --json         print {"prompt_tokens", "budget", "priming_tokens", "tools_tokens", "messages"}
+                 (and "instructions_tokens" for a Responses body)
   -h, --help     print this text`,
     run: async (args) => (await import('./cli/count-command.js')).countCommand(args),
   },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logPart } from './helpers/agent-task.js';
 import { prose } from './helpers/conversation.js';
-import { type Harness, startHarness, SUMMARIZER, smallModel } from './helpers/harness.js';
+import { type Harness, SUMMARIZER, smallModel, startHarness } from './helpers/harness.js';
 import { waitFor } from './helpers/redis-process.js';
 
 // Issue 29: `compaction.mode: audit`. recap plans every request as it would, forwards the client's
@@ -146,5 +146,43 @@ describe('audit mode', () => {
     expect(audits).toContain('cleared');
     expect(audits).not.toContain('compacted');
     expect(h.fake.summarizerRequests()).toHaveLength(1);
+  });
+
+  it('forwards a Responses API conversation byte for byte too, streamed or not, and projects it', async () => {
+    const summarized = h.fake.summarizerRequests().length;
+    const projectedBefore = await metric('recap_projected_tokens_saved_total{model="gpt-test-small"}');
+    const input: Msg[] = [];
+    const turns: { audit: string | null; action: string | null; tokensIn: number; tokensOut: number; budget: number }[] = [];
+    for (let t = 1; t <= 40; t++) {
+      input.push({ role: 'user', content: prose(t) });
+      const stream = t % 2 === 0;
+      const body = `{"model":"gpt-test-small",  "store":false, "input": ${JSON.stringify(input, null, 1)}${stream ? ', "stream": true' : ''} }`;
+      const res = await fetch(`${h.recap.url}/v1/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-conversation-id': 'audited-responses' },
+        body,
+      });
+      expect(res.status).toBe(200);
+      const answer = await res.text();
+      expect(answer).toContain(stream ? 'event: response.completed' : '"status":"completed"');
+      expect(h.fake.requests.at(-1)!.body).toBe(body);
+      const header = (name: string) => res.headers.get(name);
+      turns.push({
+        audit: header('x-recap-audit'),
+        action: header('x-recap-action'),
+        tokensIn: Number(header('x-recap-tokens-in')),
+        tokensOut: Number(header('x-recap-tokens-out')),
+        budget: Number(header('x-recap-budget')),
+      });
+      input.push({ role: 'assistant', content: `ok ${t}` });
+    }
+    expect(h.fake.summarizerRequests()).toHaveLength(summarized);
+    expect(turns.every((t) => t.action === 'none')).toBe(true);
+    expect(turns.at(-1)!.tokensIn).toBeGreaterThan(turns.at(-1)!.budget);
+    for (const t of turns) expect(t.tokensOut).toBeLessThanOrEqual(t.budget);
+    const audits = turns.map((t) => t.audit);
+    expect(audits).toContain('compacted');
+    expect(audits).toContain('reused');
+    expect(await metric('recap_projected_tokens_saved_total{model="gpt-test-small"}')).toBe(projectedBefore + turns.reduce((n, t) => n + (t.tokensIn - t.tokensOut), 0));
   });
 });

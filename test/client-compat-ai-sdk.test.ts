@@ -2,13 +2,15 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, type ModelMessage, streamText, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { prose } from './helpers/conversation.js';
+import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
 import { carriesSummary, lastUpstreamRequest, sentConversations, startCompatHarness } from './helpers/client-compat.js';
+import { prose } from './helpers/conversation.js';
 import type { Harness } from './helpers/harness.js';
 
 // The Vercel AI SDK's OpenAI provider pointed at recap: only the base URL and the conversation
-// header differ from a direct setup. `.chat(model)` is the chat completions model, the endpoint
-// recap compacts. Each case checks what reached the upstream and what the app got.
+// header differ from a direct setup. `.chat(model)` is the chat completions model, `.responses(model)`
+// (the provider's default) the Responses model: recap compacts both. Each case checks what reached
+// the upstream and what the app got.
 
 let h: Harness;
 beforeAll(async () => {
@@ -103,5 +105,28 @@ describe('Vercel AI SDK (@ai-sdk/openai chat model) through recap', () => {
     // The header the app sees matches what went upstream: a summary exactly when recap says it applied one.
     expect(actions.map((a) => a !== 'none')).toEqual(sent.map(carriesSummary));
     expect(actions.every((a) => a === 'none' || a === 'reused' || a === 'compacted')).toBe(true);
+  });
+});
+
+describe('Vercel AI SDK (@ai-sdk/openai Responses model) through recap', () => {
+  it('keeps a long conversation going on a small context window: the upstream gets a summary, the app its answers', async () => {
+    const model = provider('ai-long-responses').responses('gpt-test-small');
+    const system = 'You are a terse assistant for the ops team.';
+    const messages: ModelMessage[] = [];
+    h.fake.reset();
+    for (let turn = 1; turn <= 24; turn++) {
+      messages.push({ role: 'user', content: prose(turn) });
+      const result = await generateText({ model, system, messages });
+      expect(result.text).toContain(`Turn ${turn}: order ORD-${1000 + turn}`);
+      messages.push(...result.response.messages);
+    }
+    await h.recap.runtime.background.idle();
+
+    const sent = h.fake.responsesRequests().map((r) => (r.json as { input: { role?: string; content?: unknown }[] }).input);
+    expect(sent).toHaveLength(24);
+    const compacted = sent.filter((input) => JSON.stringify(input).includes(SUMMARY_MARKER));
+    expect(compacted.length).toBeGreaterThan(0);
+    for (const input of compacted) expect(input.length).toBeLessThan(messages.length + 1);
+    expect(JSON.stringify(sent.at(-1)!.at(-1))).toContain(`order ORD-${1000 + 24}`);
   });
 });

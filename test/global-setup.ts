@@ -1,11 +1,20 @@
-import { redisAdvice, redisProblems } from './helpers/redis-check.js';
+import { inspectRedis, planRedis, redisAdvice } from './helpers/redis-check.js';
+import { startRedisServer } from './helpers/redis-server.js';
 
-// Runs once, before any test file: without Redis every Redis test would fail on its own with
-// `spawn ENOENT` or a connection error; this stops the run first with one message instead.
-// (Thrown, vitest would bury the message under a stack trace and "No test files found".)
-export default async function checkMachine(): Promise<void> {
-  const problems = await redisProblems();
-  if (problems.length === 0) return;
-  process.stderr.write(`\n${redisAdvice(problems)}\n\n`);
-  process.exit(1);
+// Runs once, before any test file. Without redis-server or redis-cli every Redis test would fail
+// on its own with `spawn ENOENT`: this stops the run first with one message instead. (Thrown,
+// vitest would bury the message under a stack trace and "No test files found".) With both but no
+// Redis answering at REDIS_URL, it starts a throwaway server (nothing persisted) for the run:
+// the test workers, forked after this, inherit its REDIS_URL; the teardown stops it.
+export default async function checkMachine(): Promise<(() => Promise<void>) | undefined> {
+  const plan = planRedis(await inspectRedis());
+  if (plan.kind === 'use') return undefined;
+  if (plan.kind === 'advise') {
+    process.stderr.write(`\n${redisAdvice(plan.problems)}\n\n`);
+    process.exit(1);
+  }
+  const redis = await startRedisServer();
+  process.env.REDIS_URL = redis.url;
+  process.stderr.write(`${plan.reason}: the suite runs on a throwaway redis-server at ${redis.url}\n`);
+  return () => redis.stop();
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientTenant } from '../src/conversation/identify.js';
 import type { ChatMessage } from '../src/messages/types.js';
 import { prose } from './helpers/conversation.js';
-import { type Harness, startHarness, SUMMARIZER, smallModel, TEST_SECRET } from './helpers/harness.js';
+import { type Harness, SUMMARIZER, smallModel, startHarness, TEST_SECRET } from './helpers/harness.js';
 import { rawRequest } from './helpers/plain-request.js';
 import { dumpRedis } from './helpers/redis-dump.js';
 import { waitFor } from './helpers/redis-process.js';
@@ -239,6 +239,23 @@ describe('a Responses API conversation', () => {
   });
 });
 
+describe('every answer of the listing API', () => {
+  it('holds no prompt text: the listing, each conversation’s events, the overview', async () => {
+    const all = await listAll(ADMIN, '', 200);
+    expect(all.length).toBeGreaterThanOrEqual(10);
+    const answers = [JSON.stringify(all), JSON.stringify((await api(ADMIN, '/recap/v1/overview?range=1h')).body)];
+    for (const c of all) {
+      const { status, body } = await api(ADMIN, `/recap/v1/conversations/${c.conversation}/events?by=hash&tenant=${c.tenant}&limit=200`);
+      expect(status).toBe(200);
+      expect(body.events.length).toBeGreaterThan(0);
+      answers.push(JSON.stringify(body.events));
+    }
+    const text = answers.join('\n');
+    expect(text).toContain('"compacted"');
+    for (const prompt of [MARKER, 'DERIVED', 'ops team', 'question 1', 'their question', 'What now?']) expect(text).not.toContain(prompt);
+  });
+});
+
 describe('the admin token', () => {
   it('never reaches a log line or the store', async () => {
     await api(ADMIN, '/recap/v1/conversations');
@@ -248,5 +265,44 @@ describe('the admin token', () => {
     expect(h.logs.lines.some((l) => l.includes('"msg":"request"'))).toBe(true);
     expect(h.logs.text).not.toContain(ADMIN);
     expect((await dumpRedis(REDIS, PREFIX)).text).not.toContain(ADMIN);
+  });
+});
+
+describe('the in-memory store', () => {
+  let m: Harness;
+  beforeAll(async () => {
+    m = await startHarness({
+      fake: { summarizerModel: SUMMARIZER },
+      models: [smallModel()],
+      // An event is ~250 JSON bytes: a log of 5 is ~1,250, so 3,000 bytes hold two.
+      extra: { background: { enabled: false }, events: { max_per_conversation: MAX_EVENTS, max_conversations: 3, memory_max_bytes: 3_000 } },
+    });
+  });
+  afterAll(async () => m?.close());
+
+  it('keeps the events within their bounds: per conversation, conversations listed, bytes in all', async () => {
+    const ask = (conversation: string, i: number) =>
+      rawRequest(m.recap.url, {
+        target: '/v1/chat/completions',
+        headers: { authorization: `Bearer ${A}`, 'x-conversation-id': conversation },
+        body: { model: 'gpt-test-small', messages: short(`q ${i}`) },
+      });
+    const get = async (target: string) => {
+      const r = await rawRequest(m.recap.url, { target, headers: { authorization: `Bearer ${A}` } });
+      return { status: r.status, body: JSON.parse(r.body) };
+    };
+    for (const c of ['mem-1', 'mem-2', 'mem-3', 'mem-4']) for (let i = 0; i < 7; i++) expect((await ask(c, i)).status).toBe(200);
+    await waitFor(
+      'mem-4 listed with 7 requests',
+      async () => (await get('/recap/v1/conversations')).body.conversations.some((c: Listed) => c.id === 'mem-4' && c.requests === 7),
+      5_000,
+    );
+    // The newest three listed; each log its newest five; the logs within 3,000 bytes, the least
+    // recently written gone first (their entries, with their counts, stay).
+    expect((await get('/recap/v1/conversations')).body.conversations.map((c: Listed) => c.id)).toEqual(['mem-4', 'mem-3', 'mem-2']);
+    const logs = await Promise.all(['mem-1', 'mem-2', 'mem-3', 'mem-4'].map((c) => get(`/recap/v1/conversations/${c}/events?limit=200`)));
+    expect(logs.map((r) => r.body.events.length)).toEqual([0, 0, MAX_EVENTS, MAX_EVENTS]);
+    expect(logs.map((r) => r.body.conversation.requests)).toEqual([7, 7, 7, 7]);
+    expect(JSON.stringify(logs[3]!.body.events).length).toBeLessThan(3_000);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { overBudgetHistory } from './helpers/conversation.js';
-import { type Harness, smallModel, startHarness, SUMMARIZER } from './helpers/harness.js';
+import { type Harness, SUMMARIZER, smallModel, startHarness } from './helpers/harness.js';
 
 // Rule 5: secrets in evicted messages never reach the summarizer (and so never a stored summary).
 // The summarizer's failures are in hostile/summarizer-faults.test.ts.
@@ -22,7 +22,7 @@ describe('redaction', () => {
       .summarizerRequests()
       .map((r) => r.body)
       .join('\n');
-    expect(toSummarizer).toContain('ORD-1001');
+    expect(toSummarizer).toContain('ORD-1002');
     expect(toSummarizer).not.toContain(CANARY);
     expect(toSummarizer).not.toContain('abcdef0123456789abcdef');
     expect(toSummarizer).toContain('[REDACTED');

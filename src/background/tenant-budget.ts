@@ -2,11 +2,14 @@ import type { Store } from '../store/store.js';
 
 // Summarizer spend per tenant in fixed windows (aligned to the epoch, so every replica agrees on
 // them). A tenant past its allowance gets the `window` strategy until the window turns over, so
-// one noisy tenant cannot run up the summarizer bill. The count lives in the store, shared by all
-// replicas; each process also counts what it spent itself, which still bounds a tenant while the
-// store cannot answer (then to the allowance per process).
+// one noisy tenant cannot run up the summarizer bill. A summarizer call reserves what it will cost
+// before it is made (one atomic check-and-add in the store, shared by all replicas) and settles
+// with what it really cost once it answered, so a burst of calls cannot all pass the check before
+// any of them is counted: a window spends at most the allowance plus one call. Each process also
+// counts what it reserved itself, which still bounds a tenant while the store cannot answer (then
+// to the allowance per process).
 
-export type SpendStore = Pick<Store, 'addTenantSpend' | 'tenantSpend'>;
+export type SpendStore = Pick<Store, 'reserveTenantSpend' | 'addTenantSpend' | 'tenantSpend'>;
 
 export interface TenantBudgetOptions {
   /** background.tenant_tokens_per_window; undefined: unlimited. */
@@ -16,9 +19,17 @@ export interface TenantBudgetOptions {
   perTenant?: ReadonlyMap<string, number>;
   /** The shared count; without one, each process counts alone. */
   store?: SpendStore;
-  onStoreError?: (op: 'tenant_spend' | 'add_tenant_spend', err: unknown) => void;
+  onStoreError?: (op: 'tenant_spend' | 'reserve_tenant_spend' | 'add_tenant_spend', err: unknown) => void;
   now?: () => number;
 }
+
+/** Tokens held for one summarizer call until it is settled. */
+export interface Reservation {
+  /** Counts what the call really cost instead of the reservation (0 when it spent nothing); once. */
+  settle(tokens: number): void;
+}
+
+const UNLIMITED: Reservation = { settle: () => {} };
 
 export class TenantBudget {
   private readonly spent = new Map<string, { windowStart: number; tokens: number }>();
@@ -28,7 +39,7 @@ export class TenantBudget {
     this.now = options.now ?? Date.now;
   }
 
-  /** Whether the tenant may still spend summarizer tokens in this window. */
+  /** Whether the tenant may still spend summarizer tokens in this window (a read: nothing is held). */
   async allows(tenant: string): Promise<boolean> {
     const limit = this.limitOf(tenant);
     if (limit === undefined) return true;
@@ -44,13 +55,45 @@ export class TenantBudget {
     }
   }
 
-  /** Counts tokens the tenant spent; the shared count is updated in the background. */
-  record(tenant: string, tokens: number): void {
-    if (this.limitOf(tenant) === undefined || tokens <= 0) return;
+  /**
+   * Holds `tokens` (what a summarizer call about to be made will cost, about) for the tenant, or
+   * null when its window's spend, reservations included, has reached the allowance.
+   */
+  async reserve(tenant: string, tokens: number): Promise<Reservation | null> {
+    const limit = this.limitOf(tenant);
+    if (limit === undefined) return UNLIMITED;
     const windowStart = this.windowStart();
-    this.local(tenant, windowStart).tokens += tokens;
-    const { store, onStoreError, windowMs } = this.options;
-    store?.addTenantSpend(tenant, windowStart, tokens, windowMs).catch((err: unknown) => onStoreError?.('add_tenant_spend', err));
+    const local = this.local(tenant, windowStart);
+    if (local.tokens >= limit) return null;
+    const held = Math.max(0, Math.ceil(tokens));
+    // Counted here before the store is asked, so this process's own burst sees it at once.
+    local.tokens += held;
+    const { store, onStoreError } = this.options;
+    let inStore = false;
+    if (store) {
+      try {
+        inStore = (await store.reserveTenantSpend(tenant, windowStart, held, limit, this.options.windowMs)) !== null;
+        if (!inStore) {
+          local.tokens -= held;
+          return null;
+        }
+      } catch (err) {
+        // Served on this process's count alone; the settlement adds the whole cost to the store.
+        onStoreError?.('reserve_tenant_spend', err);
+      }
+    }
+    let settled = false;
+    return {
+      settle: (spent) => {
+        if (settled) return;
+        settled = true;
+        const cost = Math.max(0, Math.ceil(spent));
+        const e = this.spent.get(tenant);
+        if (e?.windowStart === windowStart) e.tokens += cost - held;
+        const delta = inStore ? cost - held : cost;
+        if (store && delta !== 0) store.addTenantSpend(tenant, windowStart, delta, this.options.windowMs).catch((err: unknown) => onStoreError?.('add_tenant_spend', err));
+      },
+    };
   }
 
   private limitOf(tenant: string): number | undefined {

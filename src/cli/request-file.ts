@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { parseChatRequest } from '../chat/parse-request.js';
 import { RecapError } from '../errors.js';
 import type { ChatRequest } from '../messages/types.js';
@@ -7,7 +7,9 @@ import type { ResponsesRequest } from '../responses/types.js';
 
 // A request body in a file, as `recap count` and `recap eval` read it: a chat request (`messages`)
 // or a Responses request (`input`), checked as the route that serves it checks a body, with a
-// one-line error that names the file and says what is wrong with it.
+// one-line error that names the file and says what is wrong with it. What is read is bounded by
+// the config's body limit, as a request is: a FILE that is /dev/zero, or a pipe that never ends,
+// stops at the limit instead of growing the process.
 
 export type RequestFile = { route: 'chat'; body: ChatRequest } | { route: 'responses'; body: ResponsesRequest };
 
@@ -16,19 +18,40 @@ export class FileError extends Error {
   override name = 'FileError';
 }
 
-async function readBytes(file: string): Promise<Buffer> {
-  if (file === '-') {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+function describeFailure(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EISDIR') return 'is a directory';
+  if (code === 'EACCES') return 'permission denied';
+  return code ?? (err as Error).message;
+}
+
+/** At most `limit` bytes of `chunks`, or null when there are more (the rest is not read). */
+async function readBounded(chunks: AsyncIterable<Buffer>, limit: number): Promise<Buffer | null> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  // Leaving the loop early destroys the stream: nothing more is read.
+  for await (const chunk of chunks) {
+    size += chunk.length;
+    if (size > limit) return null;
+    parts.push(chunk);
   }
+  return Buffer.concat(parts, size);
+}
+
+async function readBytes(file: string, limit: number): Promise<Buffer> {
+  const name = file === '-' ? 'stdin' : file;
+  let bytes: Buffer | null;
   try {
-    return await readFile(file);
+    bytes = await readBounded(file === '-' ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 }), limit);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? (err as Error).message);
-    throw new FileError(`${file}: ${why}`);
+    throw new FileError(`${name}: ${describeFailure(err)}`);
   }
+  if (bytes === null) throw new FileError(`${name}: larger than the body limit of ${limit} bytes (server.body_limit_bytes)`);
+  // Editors on Windows write one; JSON.parse would take it for a stray character.
+  return bytes.subarray(0, 3).equals(BOM) ? bytes.subarray(3) : bytes;
 }
 
 /** Which route a parsed body is for, by the array it carries. */
@@ -44,8 +67,9 @@ function routeOf(raw: Buffer): 'chat' | 'responses' | null {
   return 'input' in value ? 'responses' : null;
 }
 
-export async function readRequestFile(file: string): Promise<RequestFile> {
-  const raw = await readBytes(file);
+/** The request body in `file` (`-`: stdin), read up to `limit` bytes. */
+export async function readRequestFile(file: string, limit: number): Promise<RequestFile> {
+  const raw = await readBytes(file, limit);
   const route = routeOf(raw);
   if (route === null) throw new FileError(`${file}: not a request body: it has neither \`messages\` (chat completions) nor \`input\` (Responses)`);
   try {

@@ -128,6 +128,9 @@ export const serverSchema = z
     log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     log_bodies: z.boolean().default(false),
     shutdown_grace_ms: positiveInt.default(10_000),
+    // With --workers: while no worker is serving, how long the primary keeps starting new ones
+    // (with a backoff) before it stops with exit code 1.
+    worker_give_up_ms: positiveInt.default(30_000),
     // A client that takes in nothing of a response for this long is cut off (its upstream request too).
     client_stall_ms: positiveInt.default(300_000),
     // How long a request waits for another request's (or a background job's) compaction.

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseCommandArgs, positiveInteger, UsageError } from '../cli/args.js';
 import { loadConfig } from '../config/config.js';
 import { reportJson, reportTable } from './report.js';
 import { runEval } from './run.js';
@@ -14,19 +14,20 @@ export interface EvalIo {
 }
 
 export async function evalCommand(args: string[], io: EvalIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<void> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandArgs(
+    'eval',
     args,
-    allowPositionals: true,
-    options: { config: { type: 'string' }, json: { type: 'boolean', default: false }, 'max-probes': { type: 'string' }, help: { type: 'boolean', default: false } },
-  });
+    { config: { type: 'string' }, json: { type: 'boolean', default: false }, 'max-probes': { type: 'string' }, help: { type: 'boolean', default: false } },
+    true,
+  );
   if (values.help) {
     io.stdout.write(`${EVAL_USAGE}\n`);
     return;
   }
-  const file = positionals[0];
-  if (!file) throw new Error(`recap eval needs a FILE\n${EVAL_USAGE}`);
-  const maxProbes = values['max-probes'] === undefined ? DEFAULT_MAX_PROBES : Number(values['max-probes']);
-  if (!Number.isInteger(maxProbes) || maxProbes < 1) throw new Error(`--max-probes: expected a positive whole number, got "${values['max-probes']}"`);
+  const [file, ...extra] = positionals;
+  if (file === undefined) throw new UsageError('eval needs a FILE (a whole conversation: a chat or Responses request body as JSON)');
+  if (extra.length > 0) throw new UsageError(`eval takes one FILE, got also '${extra.join(' ')}'`);
+  const maxProbes = values['max-probes'] === undefined ? DEFAULT_MAX_PROBES : positiveInteger('--max-probes', values['max-probes']);
   const config = loadConfig(values.config ?? io.env.RECAP_CONFIG ?? 'config/recap.yaml', io.env);
   const tty = io.stderr.isTTY === true;
   const progress = (line: string) => io.stderr.write(tty ? `\r\x1b[2Krecap eval: ${line}` : `recap eval: ${line}\n`);

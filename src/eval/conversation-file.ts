@@ -11,8 +11,9 @@ export interface Conversation {
   body: EvalBody;
 }
 
-export async function readConversation(file: string): Promise<Conversation> {
-  const read = await readRequestFile(file);
+/** The conversation in `file`, read up to `limit` bytes (the config's body limit). */
+export async function readConversation(file: string, limit: number): Promise<Conversation> {
+  const read = await readRequestFile(file, limit);
   if (read.route === 'chat') {
     if (read.body.messages.length === 0) throw new FileError(`${file}: not a chat request body: \`messages\` is empty`);
     return { route: chatRoute, body: read.body };

@@ -1,17 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Config, createModelResolver, type ModelConfig } from '../config/config.js';
+import { type RunningRecap, startRecap } from '../main.js';
 import { createLogger } from '../observability/logger.js';
-import { startRecap, type RunningRecap } from '../main.js';
 import { type OutputLimits, resolveBudget } from '../tokens/budget.js';
 import { AnswerError, getJson, postJson } from './ask.js';
 import { type Conversation, readConversation } from './conversation-file.js';
 import { evictedBy, furthest, type InspectedCheckpoint } from './evicted.js';
 import { passes } from './grade.js';
-import { buildProbes } from './probes.js';
-import { DEFAULT_MAX_PROBES } from './usage.js';
 import { LineCapture } from './log-capture.js';
+import { buildProbes } from './probes.js';
 import type { Answer, EvalReport, ProbeResult } from './report.js';
+import { DEFAULT_MAX_PROBES } from './usage.js';
 
 // `recap eval` as a client of a real recap: recap runs in this process (in-memory store, no
 // background work, the config's upstreams and models), the conversation goes through it as one
@@ -31,7 +31,7 @@ export interface EvalOptions {
 
 export async function runEval(opts: EvalOptions): Promise<EvalReport> {
   const progress = opts.progress ?? (() => {});
-  const conversation = await readConversation(opts.file);
+  const conversation = await readConversation(opts.file, opts.config.server.body_limit_bytes);
   const name = conversation.body.model;
   const model = createModelResolver(opts.config.models)(name);
   if (!model) throw new Error(`${opts.file}: no entry of the config's models matches "${name}"`);

@@ -1,5 +1,5 @@
-import type { ConversationKey } from '../store/store.js';
 import { createHmac } from 'node:crypto';
+import type { ConversationKey } from '../store/store.js';
 import type { Decision } from './decide.js';
 
 // Audit mode (`compaction.mode: audit`): recap plans every request exactly as it would, but

@@ -1,15 +1,15 @@
 import { JobQueue } from '../background/job-queue.js';
-import { landedOnBranch } from '../store/checkpoints.js';
 import { viewTokensSteps } from '../compaction/layout.js';
 import { planPrepareSteps } from '../compaction/plan.js';
 import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
+import { landedOnBranch } from '../store/checkpoints.js';
 import type { Analysis } from './analyze.js';
 import { type Base, baseView, candidatesSteps } from './choose-view.js';
 import type { Decision } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { planRules } from './plan-rules.js';
 import { claimCompaction, waitForHolders } from './single-flight.js';
-import { checkpointForCut, prefixOfCut } from './span-checkpoint.js';
+import { checkpointForCut, prefixOfCut, TENANT_BUDGET_EXCEEDED } from './span-checkpoint.js';
 import { type StepContext, summarizerRecorder } from './step-context.js';
 
 // Rule 10: once a forwarded view passes prepare × budget, the checkpoint that the next overflow
@@ -76,7 +76,7 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
           continue;
         }
         const made = await checkpointForCut(ctx, a, from, cut, 'summarize', 'background', shutdown.signal);
-        if (!made.ok) return 'failed';
+        if (!made.ok) return made.reason === TENANT_BUDGET_EXCEEDED ? 'skipped' : 'failed';
         return (await deps.records.add(ctx.key, made.checkpoint, a.links)) ? 'done' : 'failed';
       } finally {
         await claimed.claim.release();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { chatWire } from '../chat/items.js';
-import type { ChatMessage } from '../messages/types.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import { messageHash } from '../conversation/canonical.js';
+import type { ChatMessage } from '../messages/types.js';
 import type { Checkpoint } from '../store/store.js';
 import { analyze } from './analyze.js';
 import { type Base, chooseBase, matchingCheckpoints } from './choose-view.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import type { ChatMessage, ContentPart } from '../messages/types.js';
 import { SUMMARY_MARKER, type SummaryCodec } from '../compaction/summary-message.js';
+import type { ChatMessage, ContentPart } from '../messages/types.js';
 
 // Random valid conversations for property tests: a leading block of system/developer messages
 // (some imitating recap's summary marker without its seal), maybe recap's own summary sent back

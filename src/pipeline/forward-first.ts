@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ChatRequest } from '../messages/types.js';
 import type { ModelConfig } from '../config/config.js';
 import { MAX_CONVERSATION_ID_BYTES } from '../conversation/identify.js';
+import type { ChatRequest } from '../messages/types.js';
 import { resolveBudget } from '../tokens/budget.js';
 
 // A request that provably needs neither compaction nor preparation is forwarded before recap

@@ -1,13 +1,13 @@
-import type { ChatMessage } from '../messages/types.js';
 import { chunkTranscript, summarizeInChunks } from '../compaction/chunks.js';
 import { type LedgerCounts, ledgerForSummarySteps, ledgerReserve } from '../compaction/ledger.js';
 import { collectLedgerCandidates } from '../compaction/ledger-candidates.js';
 import { buildSummarizerMessages } from '../compaction/prompt.js';
-import { buildTemplateSummary } from '../compaction/template.js';
 import { taskNote, taskNoteOf, withoutTaskNote, withTaskNote } from '../compaction/task-note.js';
+import { buildTemplateSummary } from '../compaction/template.js';
 import { templateWithLedgerSteps } from '../compaction/template-ledger.js';
 import { transcriptEntries } from '../compaction/transcript.js';
 import type { CompactionConfig } from '../config/config.js';
+import type { ChatMessage } from '../messages/types.js';
 import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
 import { type Summarizer, SummarizerError, type SummarizerFailure } from '../summarizer/client.js';
 

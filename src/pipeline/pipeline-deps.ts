@@ -5,9 +5,9 @@ import type { EventRecorder } from '../events/recorder.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Summarizer } from '../summarizer/client.js';
-import type { TokenService } from './token-service.js';
 import type { BackgroundCompactor } from './background.js';
 import type { Records } from './records.js';
+import type { TokenService } from './token-service.js';
 
 /** What the compaction step is built from (runtime.ts wires the real ones, tests their own). */
 export interface PipelineDeps {

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import type { RequestLog } from '../observability/request-log.js';
+import { callerOf } from '../auth/caller.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import type { ModelConfig } from '../config/config.js';
-import { callerOf } from '../auth/caller.js';
 import { credentialOf, type Identity } from '../conversation/identify.js';
+import type { RequestLog } from '../observability/request-log.js';
 import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
 import type { Budget } from '../tokens/budget.js';
 import type { TokenCounter } from '../tokens/counter.js';

@@ -1,6 +1,6 @@
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import { type RecordBound, addEdit, applies, confirmEdit, discardEdit } from '../store/checkpoints.js';
+import { addEdit, applies, confirmEdit, discardEdit, type RecordBound } from '../store/checkpoints.js';
 import {
   type Checkpoint,
   type ConversationKey,

@@ -12,8 +12,8 @@ import { modelSchema } from '../config/schema.js';
 import { messageHash } from '../conversation/canonical.js';
 import type { Identity } from '../conversation/identify.js';
 import { type FakeUpstream, type RecordedRequest, startFakeUpstream } from '../dev/fake-upstream.js';
-import type { ChatMessage } from '../messages/types.js';
 import { createEventRecorder } from '../events/recorder.js';
+import type { ChatMessage } from '../messages/types.js';
 import { createLogger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import { newRequestLog } from '../observability/request-log.js';
@@ -26,10 +26,10 @@ import { createUpstreamRegistry } from '../upstream/client.js';
 import { analyze } from './analyze.js';
 import { createBackgroundCompactor } from './background.js';
 import type { PipelineDeps } from './pipeline-deps.js';
+import { planRules } from './plan-rules.js';
 import { type CountedItems, planCompaction } from './prepare.js';
 import { createRecords } from './records.js';
 import { describeCheckpoint } from './span-checkpoint.js';
-import { planRules } from './plan-rules.js';
 import { createTokenService } from './token-service.js';
 
 // The request path below a route's counting, as recap serves it: planCompaction() → decide() with
@@ -185,7 +185,8 @@ export async function startRequestPath(): Promise<RequestPath> {
       const model = config.models[0] as ModelConfig;
       const records = createRecords(store, metrics, logger, { perBranch: config.store.max_checkpoints, total: config.store.max_checkpoints * config.store.max_branches });
       const tenantBudget = new TenantBudget({ tokensPerWindow: config.background.tenant_tokens_per_window, windowMs: 3_600_000, store });
-      if (s.allowanceSpent) tenantBudget.record(TENANT, 10);
+      // Reserved and settled at once: the allowance is spent before the session's first request.
+      if (s.allowanceSpent) void tenantBudget.reserve(TENANT, 10).then((r) => r?.settle(10));
       const shared = {
         config,
         records,

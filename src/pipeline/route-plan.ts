@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RequestLog } from '../observability/request-log.js';
 import type { ModelConfig } from '../config/config.js';
 import type { Identity } from '../conversation/identify.js';
+import type { RequestLog } from '../observability/request-log.js';
 import type { Budget } from '../tokens/budget.js';
 import type { Analysis } from './analyze.js';
 import { auditActionOf } from './audit.js';

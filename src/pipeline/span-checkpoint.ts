@@ -1,13 +1,14 @@
-import type { ChatMessage } from '../messages/types.js';
 import type { Cut } from '../compaction/plan.js';
+import { buildSummarizerMessages } from '../compaction/prompt.js';
 import { openingTaskSpan } from '../compaction/units.js';
 import { acceptSummary } from '../compaction/validate-summary.js';
+import type { ChatMessage } from '../messages/types.js';
 import { countLedger } from '../observability/metrics.js';
 import type { Checkpoint } from '../store/store.js';
 import type { Analysis } from './analyze.js';
 import { PROJECTED_SUMMARY } from './audit.js';
 import type { Base } from './choose-view.js';
-import { makeSummary } from './make-summary.js';
+import { makeSummary, type SummaryResult } from './make-summary.js';
 import type { StepContext } from './step-context.js';
 
 // The one way a new checkpoint is made, inline or in the background: summarize what the cut takes
@@ -15,6 +16,9 @@ import type { StepContext } from './step-context.js';
 // checkpoint of the request's prefix (rule 6), with what it keeps verbatim and clears (rules 2, 11).
 
 export type SpanCheckpoint = { ok: true; checkpoint: Checkpoint } | { ok: false; reason: string };
+
+/** A background job's reason for making nothing: its tenant's allowance is spent. */
+export const TENANT_BUDGET_EXCEEDED = 'tenant_budget_exceeded';
 
 export type Strategy = 'summarize' | 'template' | 'window';
 
@@ -53,6 +57,14 @@ export function describeCheckpoint<T>(a: Analysis<T>, cut: Pick<Cut, 'covered' |
   };
 }
 
+/** What one summarizer call over the span costs at most, about: its whole prompt and a reply at the limit. */
+function summarizerCostEstimate(ctx: StepContext, base: Base, evictedTokens: number, openingTask: boolean): number {
+  const { compaction } = ctx.model;
+  const maxTokens = compaction.summary_max_tokens;
+  const frame = buildSummarizerMessages({ previousSummary: base.summary, transcript: '', maxTokens, promptOverride: compaction.prompt, openingTask });
+  return ctx.counter.countText(frame.map((m) => m.content).join('\n')) + evictedTokens + maxTokens;
+}
+
 export async function checkpointForCut<T>(
   ctx: StepContext,
   a: Analysis<T>,
@@ -77,23 +89,39 @@ export async function checkpointForCut<T>(
     if (i === task?.start) openingTask = { at: evicted.length, tokens: sumOf(a.layout.tokens, range(task.start, task.end)) };
     evicted.push(m);
   }
+  // The call's cost is held in the tenant's allowance before it is made (tenant-budget.ts); past
+  // the allowance the cut is made with the `window` strategy inline, and not at all in the background.
+  const reservation =
+    strategy === 'summarize' ? await ctx.deps.tenantBudget.reserve(ctx.identity.tenant, summarizerCostEstimate(ctx, base, evictedTokens, openingTask !== undefined)) : null;
+  const overBudget = strategy === 'summarize' && reservation === null;
+  if (overBudget) {
+    ctx.deps.metrics.tenantBudgetExceeded.inc();
+    if (mode === 'background') return { ok: false, reason: TENANT_BUDGET_EXCEEDED };
+  }
+  const used: Strategy = overBudget ? 'window' : strategy;
   const started = performance.now();
-  const result = await makeSummary({
-    strategy,
-    compaction,
-    previous: base.summary,
-    evicted,
-    evictedTokens,
-    ...(openingTask === undefined ? {} : { openingTask }),
-    countText: ctx.counter.countText,
-    summarizer: ctx.deps.summarizer,
-    defaultUpstream: ctx.model.upstream,
-    authorization: ctx.authorization,
-    signal,
-  });
+  // Settled with what the call really cost; a call that threw spent nothing it could report.
+  let result: SummaryResult | undefined;
+  try {
+    result = await makeSummary({
+      strategy: used,
+      compaction,
+      previous: base.summary,
+      evicted,
+      evictedTokens,
+      ...(openingTask === undefined ? {} : { openingTask }),
+      countText: ctx.counter.countText,
+      summarizer: ctx.deps.summarizer,
+      defaultUpstream: ctx.model.upstream,
+      authorization: ctx.authorization,
+      signal,
+    });
+  } finally {
+    reservation?.settle(result?.summarizerTokens ?? 0);
+  }
   if (result.calls > 0) ctx.recordSummarizer(mode, result, performance.now() - started);
   if (!result.ok) return { ok: false, reason: `summarizer_${result.reason}` };
-  if (strategy === 'summarize') {
+  if (used === 'summarize') {
     const verdict = acceptSummary(result.text, a.summaryTokens(base.summary) + evictedTokens, a.summaryTokens(result.text), compaction.summary_max_tokens);
     if (verdict !== 'ok') {
       ctx.deps.metrics.summarizerCalls.inc({ model: compaction.summarizer!.model, outcome: verdict, mode });
@@ -101,5 +129,5 @@ export async function checkpointForCut<T>(
     }
   }
   if (result.ledger) countLedger(ctx.deps.metrics, ctx.model.match, result.ledger);
-  return { ok: true, checkpoint: describeCheckpoint(a, cut, result.text, strategy === 'summarize' ? compaction.summarizer!.model : strategy) };
+  return { ok: true, checkpoint: describeCheckpoint(a, cut, result.text, used === 'summarize' ? compaction.summarizer!.model : used) };
 }

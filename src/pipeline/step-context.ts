@@ -1,6 +1,6 @@
-import type { RequestLog } from '../observability/request-log.js';
 import type { ModelConfig } from '../config/config.js';
 import type { Identity } from '../conversation/identify.js';
+import type { RequestLog } from '../observability/request-log.js';
 import type { Pause } from '../slicing/slicer.js';
 import type { ConversationKey } from '../store/store.js';
 import type { TokenCounter } from '../tokens/counter.js';
@@ -33,14 +33,13 @@ export interface StepContext {
   recordSummarizer(mode: 'inline' | 'background', result: SummarizerOutcome, ms: number): void;
 }
 
-/** Counts a summarizer call in the metrics and the tenant's allowance. */
+/** Counts a summarizer call in the metrics (the tenant's allowance settles its own reservation: span-checkpoint.ts). */
 export function summarizerRecorder(deps: PipelineDeps, model: ModelConfig, tenant: string, log?: RequestLog): StepContext['recordSummarizer'] {
   const summarizerModel = model.compaction.summarizer?.model ?? 'none';
   return (mode, result, ms) => {
     deps.metrics.summarizerCalls.inc({ model: summarizerModel, outcome: result.ok ? 'ok' : (result.reason ?? 'error'), mode }, result.calls);
     deps.metrics.summarizerDuration.observe({ mode }, ms / 1000);
     deps.metrics.summarizerTokens.inc({ direction: 'total' }, result.summarizerTokens);
-    deps.tenantBudget.record(tenant, result.summarizerTokens);
     if (mode === 'inline' && log) {
       log.summarizerMs = Math.round(ms);
       log.summarizerCalls = (log.summarizerCalls ?? 0) + result.calls;

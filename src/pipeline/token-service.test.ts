@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import { createModelResolver, parseConfig } from '../config/config.js';
+import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import { createMetrics } from '../observability/metrics.js';
 import { countRequest, createTokenService } from './token-service.js';
 

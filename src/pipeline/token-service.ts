@@ -1,14 +1,14 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import type { ChatMessage, ChatRequest } from '../messages/types.js';
-import { messageHash } from '../conversation/canonical.js';
 import type { Config, ModelConfig } from '../config/config.js';
+import { messageHash } from '../conversation/canonical.js';
+import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import type { Metrics } from '../observability/metrics.js';
 import { type Budget, type OutputLimits, resolveBudget } from '../tokens/budget.js';
 import { createTokenCache } from '../tokens/cache.js';
 import { createCalibration } from '../tokens/calibration.js';
 import { createTokenCounter, type TokenCounter } from '../tokens/counter.js';
 import { type EncodingName, preloadEncodings } from '../tokens/encodings.js';
-import { type ConversationMemo, type Recalled, createConversationMemo } from '../tokens/memo.js';
+import { type ConversationMemo, createConversationMemo, type Recalled } from '../tokens/memo.js';
 
 // Token accounting as the request path uses it: one counter per encoding sharing one bounded
 // cache, the budget rule, and per-model calibration from the upstream's reported usage (rule 3).

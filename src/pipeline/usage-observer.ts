@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ResponseObserver } from './route-plan.js';
 import { createSseUsageSniffer, usageFromJson } from '../tokens/usage.js';
+import type { ResponseObserver } from './route-plan.js';
 
 // Reads `usage.prompt_tokens` off a response as it passes to the client, for calibration. It only
 // looks at the chunks; they go to the client untouched and unbuffered.

@@ -1,5 +1,5 @@
-import type { ChatMessage } from '../messages/types.js';
 import type { NeutralItem } from '../compaction/items.js';
+import type { ChatMessage } from '../messages/types.js';
 
 /**
  * What the engine needs of one wire format's items. Each route (chat/, responses/) has one; the

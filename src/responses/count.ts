@@ -1,7 +1,7 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import type { ChatMessage } from '../messages/types.js';
 import type { ModelConfig } from '../config/config.js';
 import { jsonItemHash } from '../conversation/canonical.js';
+import type { ChatMessage } from '../messages/types.js';
 import type { CountedItems } from '../pipeline/prepare.js';
 import type { TokenService } from '../pipeline/token-service.js';
 import { asChatMessage } from './items.js';
@@ -44,7 +44,14 @@ export function inputItems(body: ResponsesRequest): ResponseItem[] {
   return typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : [];
 }
 
-export async function countResponsesRequest(tokens: TokenService, body: ResponsesRequest, model: ModelConfig | undefined): Promise<CountedItems<ResponseItem>> {
+/** The request path's token service, or what `recap count` makes of one (no calibration). */
+export type ItemTokens = Pick<TokenService, 'counterFor' | 'scaleFor'>;
+
+export async function countResponsesRequest(
+  tokens: ItemTokens,
+  body: ResponsesRequest,
+  model: ModelConfig | undefined,
+): Promise<CountedItems<ResponseItem> & { instructionsTokens: number }> {
   const counter = tokens.counterFor(model?.encoding ?? 'o200k_base');
   const scale = tokens.scaleFor(model);
   const items = inputItems(body);
@@ -63,6 +70,7 @@ export async function countResponsesRequest(tokens: TokenService, body: Response
     counter,
     perItem,
     fixedTokens,
+    instructionsTokens: scale(rawInstructions),
     hashes,
     countItem: (item) => scale(counter.countMessage(asChatMessage(item))),
     tokensIn: perItem.reduce((x, y) => x + y, 0) + fixedTokens + toolsTokens,

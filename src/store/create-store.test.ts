@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { freePorts } from '../../test/helpers/redis-process.js';
 import { storeSchema } from '../config/schema.js';
 import { createStore } from './create-store.js';
-import { freePorts } from '../../test/helpers/redis-process.js';
 
 describe('createStore', () => {
   it('makes the in-memory store when no url is configured', async () => {

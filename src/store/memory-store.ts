@@ -116,6 +116,12 @@ export class MemoryStore implements Store {
     return total;
   }
 
+  async reserveTenantSpend(tenant: string, windowStart: number, tokens: number, limit: number, windowMs: number): Promise<number | null> {
+    // No await between the check and the add: atomic within the process, which is all it serves.
+    if ((this.tenantEntries.get(spendKey(tenant, windowStart)) ?? 0) >= limit) return null;
+    return this.addTenantSpend(tenant, windowStart, tokens, windowMs);
+  }
+
   async tenantSpend(tenant: string, windowStart: number): Promise<number> {
     return this.tenantEntries.get(spendKey(tenant, windowStart)) ?? 0;
   }

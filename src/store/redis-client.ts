@@ -21,7 +21,9 @@ function failFastOptions(commandTimeoutMs: number): RedisOptions {
     // Commands in flight when the connection drops are rejected, never resent on reconnect.
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
-    commandTimeout: commandTimeoutMs,
+    // Only a backstop that drops a command no reply will come for: the store's bound is its own
+    // (RedisStore.run, deadline.ts), which, unlike this timer, reads a reply that already arrived.
+    commandTimeout: 2 * commandTimeoutMs + CONNECT_TIMEOUT_MS,
     connectTimeout: CONNECT_TIMEOUT_MS,
     retryStrategy: reconnectDelay,
   };

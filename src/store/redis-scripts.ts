@@ -95,6 +95,18 @@ redis.call('HSET', KEYS[1], field, token .. '|' .. (nowMs + ttl) .. '|' .. rest)
 if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 return 1`;
 
+/**
+ * Adds ARGV[2] to the spend count KEYS[1] (expiring ARGV[4] ms from now) only while it is below
+ * ARGV[3]: the new total, or -1 when it had reached it. One script, so replicas reserving at once
+ * cannot all pass the check before any of them added.
+ */
+const RESERVE_SPEND = `${REFUSE_LATE}
+local spent = tonumber(redis.call('GET', KEYS[1]) or '0')
+if spent >= tonumber(ARGV[3]) then return -1 end
+local total = redis.call('INCRBY', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return total`;
+
 export interface RecapScripts {
   recapLoad(recordKey: string, ttlMs: number): Promise<[string, string, string] | null>;
   recapCompareAndSet(recordKey: string, deadline: number, expectedVersion: number, checkpointsJson: string, updatedAt: number, ttlMs: number): Promise<[0 | 1, number]>;
@@ -102,6 +114,7 @@ export interface RecapScripts {
   recapDelete(recordKey: string, deadline: number): Promise<number>;
   recapUnlock(locksKey: string, id: string, token: string): Promise<number>;
   recapRenew(locksKey: string, id: string, token: string, ttlMs: number): Promise<number>;
+  recapReserveSpend(spendKey: string, deadline: number, tokens: number, limit: number, ttlMs: number): Promise<number>;
 }
 
 export type ScriptedClient = (Redis | Cluster) & RecapScripts;
@@ -113,6 +126,7 @@ export function defineRecapScripts(client: Redis | Cluster): ScriptedClient {
   client.defineCommand('recapDelete', { numberOfKeys: 1, lua: DELETE });
   client.defineCommand('recapUnlock', { numberOfKeys: 1, lua: UNLOCK });
   client.defineCommand('recapRenew', { numberOfKeys: 1, lua: RENEW });
+  client.defineCommand('recapReserveSpend', { numberOfKeys: 1, lua: RESERVE_SPEND });
   // defineCommand adds the methods at runtime; this is the one place their types are asserted.
   return client as ScriptedClient;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startRedisServer, type ThrowawayRedis } from '../../test/helpers/redis-server.js';
 import { redisCli } from '../../test/helpers/redis-process.js';
+import { startRedisServer, type ThrowawayRedis } from '../../test/helpers/redis-server.js';
 import { addEdit } from './checkpoints.js';
 import { RedisStore } from './redis-store.js';
 import { StoreUnavailableError } from './store.js';

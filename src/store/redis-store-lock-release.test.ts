@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startRedisServer, type ThrowawayRedis } from '../../test/helpers/redis-server.js';
 import { waitFor } from '../../test/helpers/redis-process.js';
+import { startRedisServer, type ThrowawayRedis } from '../../test/helpers/redis-server.js';
 import { RedisStore } from './redis-store.js';
 import { StoreUnavailableError } from './store.js';
 

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startRedisServer, type ThrowawayRedis } from '../../test/helpers/redis-server.js';
 import { waitFor } from '../../test/helpers/redis-process.js';
+import { startRedisServer, type ThrowawayRedis } from '../../test/helpers/redis-server.js';
 import { settlesBefore } from '../../test/helpers/settles-before.js';
 import { addEdit } from './checkpoints.js';
 import { RedisStore } from './redis-store.js';
-import { StoreUnavailableError, type Store } from './store.js';
+import { type Store, StoreUnavailableError } from './store.js';
 
 // Failing open (DESIGN rule 8): with Redis gone, every method gives up while it is still gone,
 // bounded by its command timeout (well before a sentinel ten times as long), and the same store

@@ -1,14 +1,11 @@
 import { conversationTag } from './conversation-tag.js';
-import { newLockToken, ReleaseRetries } from './lock-release.js';
 import { withDeadline } from './deadline.js';
 import { DEFAULT_EVENT_LIMITS } from './event-log.js';
-import { RedisEventLog } from './redis-event-log.js';
+import { newLockToken, ReleaseRetries } from './lock-release.js';
 import { CONNECT_TIMEOUT_MS, createRedisClient, whenConnected } from './redis-client.js';
+import { RedisEventLog } from './redis-event-log.js';
 import { defineRecapScripts, type ScriptedClient } from './redis-scripts.js';
-import { acceptedKey, spendKey, spendTtlMs } from './tenant-keys.js';
-import { readWithClock, writeDeadline } from './write-deadline.js';
 import {
-  StoreUnavailableError,
   type Checkpoint,
   type CheckpointEdit,
   type ConversationKey,
@@ -20,8 +17,11 @@ import {
   type Store,
   type StoreLimits,
   type StoreState,
+  StoreUnavailableError,
   type UpdateResult,
 } from './store.js';
+import { acceptedKey, spendKey, spendTtlMs } from './tenant-keys.js';
+import { readWithClock, writeDeadline } from './write-deadline.js';
 
 // The shared store of many recap replicas. A record is a hash {v: version, d: checkpoints JSON,
 // u: updatedAt}; the conversation's compaction locks are another hash (redis-scripts.ts LOCK).
@@ -216,6 +216,18 @@ export class RedisStore implements Store {
       const [err, total] = replies?.[0] ?? [new Error('transaction discarded'), null];
       if (err) throw err;
       return Number(total);
+    });
+  }
+
+  // With a deadline like every write: a reservation Redis ran after recap gave up would hold
+  // tokens for a call that recap then counts on its own.
+  async reserveTenantSpend(tenant: string, windowStart: number, tokens: number, limit: number, windowMs: number): Promise<number | null> {
+    const key = `${this.options.keyPrefix}:${spendKey(tenant, windowStart)}`;
+    return this.run('reserveTenantSpend', async (remainingMs) => {
+      const read = await readWithClock<string | null>(this.client, (p) => p.get(key));
+      if (Number(read.reply ?? 0) >= limit) return null;
+      const total = await this.client.recapReserveSpend(key, writeDeadline(read, remainingMs()), tokens, limit, spendTtlMs(windowMs));
+      return total < 0 ? null : total;
     });
   }
 

@@ -334,6 +334,44 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
       expect(await store.tenantSpend(tenant, w)).toBe(100);
     });
 
+    it('reserves spend only below the limit, in one step, whoever reserves at once', async () => {
+      const store = await open();
+      const tenant = opaque();
+      const w = windowStart();
+      expect(await store.reserveTenantSpend(tenant, w, 600, 1000, 60_000)).toBe(600);
+      // Below the limit when asked: the reservation that crosses it is the last one.
+      expect(await store.reserveTenantSpend(tenant, w, 600, 1000, 60_000)).toBe(1200);
+      expect(await store.reserveTenantSpend(tenant, w, 1, 1000, 60_000)).toBeNull();
+      expect(await store.tenantSpend(tenant, w)).toBe(1200);
+      // Settled below what was reserved: the difference is given back.
+      expect(await store.addTenantSpend(tenant, w, -700, 60_000)).toBe(500);
+      expect(await store.reserveTenantSpend(tenant, w, 100, 1000, 60_000)).toBe(600);
+
+      const burst = opaque();
+      const granted = await Promise.all(Array.from({ length: 20 }, () => store.reserveTenantSpend(burst, w, 400, 1000, 60_000)));
+      expect(granted.filter((t) => t !== null).sort((a, b) => a! - b!)).toEqual([400, 800, 1200]);
+      expect(await store.tenantSpend(burst, w)).toBe(1200);
+    });
+
+    it('lets a reservation expire with its window like any spend', async () => {
+      const windowMs = 150;
+      const store = await open();
+      let tenant = opaque();
+      let added = 0;
+      await inTime(async () => {
+        tenant = opaque();
+        const adding = Date.now();
+        await store.reserveTenantSpend(tenant, 0, 10, 100, windowMs);
+        added = Date.now();
+        const spent = await store.tenantSpend(tenant, 0);
+        if (Date.now() >= adding + 2 * windowMs) return false;
+        expect(spent).toBe(10);
+        return true;
+      });
+      await until(added + 2 * windowMs + MARGIN_MS);
+      expect(await store.tenantSpend(tenant, 0)).toBe(0);
+    });
+
     it('lets a spend count expire after its window and the next', async () => {
       const windowMs = 150;
       const store = await open();
@@ -378,6 +416,7 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
       const store = await open();
       await expect(store.addTenantSpend('a:b', 0, 1, 1000)).rejects.toThrow(TypeError);
       await expect(store.tenantSpend('{x}', 0)).rejects.toThrow(TypeError);
+      await expect(store.reserveTenantSpend('a}b', 0, 1, 10, 1000)).rejects.toThrow(TypeError);
       await expect(store.markAccepted('a b', 1000)).rejects.toThrow(TypeError);
     });
   });

@@ -125,10 +125,17 @@ export interface Store {
   // Per tenant, apart from any conversation (tenant-keys.ts names their keys). `tenant` is an opaque hash.
   /**
    * Adds summarizer tokens to the tenant's spend in the window that starts at `windowStart` (ms,
-   * the same for every replica) and returns the window's total over all replicas. The count
-   * expires on its own once the window is over.
+   * the same for every replica) and returns the window's total over all replicas; `tokens` may be
+   * negative (a call that cost less than it reserved). The count expires on its own once the
+   * window is over.
    */
   addTenantSpend(tenant: string, windowStart: number, tokens: number, windowMs: number): Promise<number>;
+  /**
+   * Adds `tokens` to the tenant's spend in that window only while the spend is below `limit`, in
+   * one atomic step across replicas (a summarizer call reserving what it will cost): the new total,
+   * or null when the spend had already reached `limit` and nothing was added.
+   */
+  reserveTenantSpend(tenant: string, windowStart: number, tokens: number, limit: number, windowMs: number): Promise<number | null>;
   /** The tenant's spend in that window; 0 when nothing was spent. */
   tenantSpend(tenant: string, windowStart: number): Promise<number>;
   /** Remembers for `ttlMs` that an upstream accepted a credential (`id`: an opaque hash of tenant and upstream). */

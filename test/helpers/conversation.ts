@@ -62,10 +62,13 @@ export async function converse(
   return { messages, actions };
 }
 
-/** 30 rounds of `prose()` after a system message and a last question: over the budget of `smallModel()`, so the request compacts. */
-export function overBudgetHistory(firstTurnExtra = ''): Msg[] {
+/**
+ * 30 rounds of `prose()` after a system message and a last question: over the budget of `smallModel()`, so the request compacts.
+ * `evictedExtra` is appended to turn 2's user message, the first one compaction evicts: turn 1's is the opening task, kept verbatim (rule 1).
+ */
+export function overBudgetHistory(evictedExtra = ''): Msg[] {
   const messages: Msg[] = [{ role: 'system', content: 'ops' }];
-  for (let t = 1; t <= 30; t++) messages.push({ role: 'user', content: `${prose(t)}${t === 1 ? firstTurnExtra : ''}` }, { role: 'assistant', content: `ok ${t}` });
+  for (let t = 1; t <= 30; t++) messages.push({ role: 'user', content: `${prose(t)}${t === 2 ? evictedExtra : ''}` }, { role: 'assistant', content: `ok ${t}` });
   messages.push({ role: 'user', content: 'what next?' });
   return messages;
 }

@@ -48,16 +48,17 @@ async function send(texts: string[], conversation: string): Promise<{ action: st
   return { action: res.headers.get('x-recap-action'), forwarded: forwarded[0]!.body };
 }
 
-/** The forwarded body must be HEAD + ' ' + [ pinned, summary, the client's last messages ] + TAIL, byte for byte. */
+/** The forwarded body must be HEAD + ' ' + [ pinned, summary, opening task, the client's last messages ] + TAIL, byte for byte. */
 function expectSpliced(forwarded: string, texts: string[]): void {
   expect(forwarded.startsWith(HEAD)).toBe(true);
   expect(forwarded.endsWith(TAIL)).toBe(true);
   const array = forwarded.slice(HEAD.length, forwarded.length - TAIL.length);
   const sent = JSON.parse(array) as { role: string; content: string }[];
   expect(sent[1]!.content).toContain('[recap:summary v1]');
-  const kept = texts.slice(texts.length - (sent.length - 2));
+  // After the summary: the opening task (kept in every view, rule 1), then the newest messages.
+  const kept = texts.slice(texts.length - (sent.length - 3));
   // The space after HEAD's colon is the client's too; the array itself is recap's, without spaces.
-  expect(array).toBe(` [${[texts[0]!, JSON.stringify(sent[1]), ...kept].join(',')}]`);
+  expect(array).toBe(` [${[texts[0]!, JSON.stringify(sent[1]), texts[1]!, ...kept].join(',')}]`);
 }
 
 describe('a rewritten request changes nothing but messages', () => {

@@ -68,8 +68,9 @@ describe('a rewritten Responses request changes nothing but input', () => {
       const array = body.slice(HEAD.length, body.length - TAIL.length);
       const sent = JSON.parse(array) as { content: unknown }[];
       expect(String(sent[1]!.content)).toContain('[recap:summary v1]');
-      const kept = texts.slice(texts.length - (sent.length - 2));
-      expect(array).toBe(` [${[texts[0]!, JSON.stringify(sent[1]), ...kept].join(',')}]`);
+      // After the summary: the opening task (kept in every view, rule 1), then the newest items, each as the client wrote it.
+      const kept = texts.slice(texts.length - (sent.length - 3));
+      expect(array).toBe(` [${[texts[0]!, JSON.stringify(sent[1]), texts[1]!, ...kept].join(',')}]`);
     }
   });
 

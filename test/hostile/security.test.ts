@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../src/messages/types.js';
 import { INPUT_NOTICE } from '../../src/compaction/prompt.js';
 import { SUMMARY_MARKER, summaryCodec } from '../../src/compaction/summary-message.js';
 import { tenantOf } from '../../src/conversation/identify.js';
+import type { ChatMessage } from '../../src/messages/types.js';
 import { type Attacker, startAttacker } from '../helpers/attacker.js';
 import { prose } from '../helpers/conversation.js';
-import { type Harness, startHarness, SUMMARIZER, smallModel, TEST_SECRET } from '../helpers/harness.js';
+import { type Harness, SUMMARIZER, smallModel, startHarness, TEST_SECRET } from '../helpers/harness.js';
 import { rawRequest } from '../helpers/plain-request.js';
 import { dumpRedis } from '../helpers/redis-dump.js';
 
@@ -218,7 +218,9 @@ describe('secrets: a credential or a secret in a message reaches no log, store, 
   const canaries = [CLIENT_KEY, ...Object.values(S)].flatMap((s) => [s, s.slice(-10)]);
 
   it('keeps them out, and the stored summary holds only the redaction markers', async () => {
-    const messages = [history(1)[0]!, ...leaky, ...history(30).slice(1)];
+    // The opening task stays verbatim in every view (rule 1): the leaks come after it, where compaction evicts them.
+    const [system, task, reply] = history(1);
+    const messages = [system!, task!, reply!, ...leaky, ...history(30).slice(1)];
     expect((await chat(CLIENT_KEY, 'secrets', messages)).action).toBe('compacted');
     const afterCompaction = JSON.stringify(forwarded());
     messages.push({ role: 'assistant', content: 'ok' }, { role: 'user', content: 'and now?' });
@@ -264,7 +266,9 @@ describe('prompt injection: instructions in evicted messages stay quoted materia
       { role: 'user', content: text },
       { role: 'assistant', content: 'Noted.' },
     ]);
-    expect((await chat(KEY, 'injection', [SYSTEM, FORGED, ...turns, ...history(30).slice(1)])).action).toBe('compacted');
+    // After the opening task, which stays verbatim in every view (rule 1), so the injections are evicted.
+    const [, task, reply] = history(1);
+    expect((await chat(KEY, 'injection', [SYSTEM, FORGED, task!, reply!, ...turns, ...history(30).slice(1)])).action).toBe('compacted');
 
     // The summarizer: told the input is data; one transcript block that nothing closes early.
     const [instructions, request] = h.fake.summarizerRequests().at(-1)!.json.messages as { content: string }[];

@@ -1,15 +1,15 @@
 // @ts-check
-import { api, ApiError, session, tenantQuery } from './api.js';
+import { ApiError, api, session, tenantQuery } from './api.js';
 import { COLORS, lineChart, widthOf } from './charts.js';
-import { card, count, el, num, short, table, when } from './dom.js';
 import { conversationName } from './conversations.js';
+import { card, count, el, num, short, table, when } from './dom.js';
 
 /**
  * @typedef {{ event_id: string, at: string, action: string, audit?: string, compaction?: 'summary' | 'clearing', tokens_in: number, tokens_out: number,
  *   projected_tokens_out?: number, budget?: number, cleared: number, summarizer_calls: number, summarizer_tokens: number, recalls: number,
  *   latency_ms: number, status: number, outcome?: string, error?: string }} ConversationEvent
  * @typedef {{ covered_messages: number, prefix_messages: number, kept_messages: number[], cleared_messages: number[], provisional: boolean,
- *   summary: string, summary_body: string, ledger: string[], summary_tokens: number, covered_tokens: number, model: string, created_at: string }} Checkpoint
+ *   summary: string, summary_body: string, ledger: { id: string, from: string }[], summary_tokens: number, covered_tokens: number, model: string, created_at: string }} Checkpoint
  */
 
 /** @param {ConversationEvent} e */
@@ -34,7 +34,8 @@ function summarySection(cp) {
         el(
           'ul',
           { class: 'ledger', id: 'ledger' },
-          cp.ledger.map((id) => el('li', {}, el('code', {}, id))),
+          // Each identifier with where it was read (the task, a tool call, a tool's output…).
+          cp.ledger.map((entry) => el('li', {}, el('code', {}, entry.id), ' ', el('span', { class: 'from' }, entry.from))),
         ),
       )
     : null;
