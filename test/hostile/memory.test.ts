@@ -156,9 +156,9 @@ async function loopHeldMs(): Promise<number> {
 }
 
 // How long the loop waits behind each body is the hardening bench's figure (bench/hardening.ts,
-// loopMaxMs: 30-170 ms on a heavily loaded 2-core VM). Here only that it is nowhere near what the path takes unsliced: with
-// createSlicer never yielding, these bodies held the loop 1.0-1.5 s; sliced, 130-180 ms at most
-// on a 2-core machine at load 20 (so the bound is loose, not a latency target).
+// loopMaxMs: 30-170 ms on a heavily loaded 2-core VM). Here only that it is nowhere near what the
+// path takes unsliced: with createSlicer never yielding, these bodies held the loop 1.0-1.5 s;
+// sliced, 130-180 ms at most at load 20 (so the bound is loose, not a latency target).
 const LOOP_HELD_BOUND_MS = 600;
 
 describe('the event loop under big bodies', () => {
