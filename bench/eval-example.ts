@@ -13,7 +13,8 @@ import { trailFigures } from './eval-example-trail.js';
 
 // `recap eval` on the shipped example (examples/conversations/support-ticket.json) against the
 // fake upstream, with its extractive and its lossy summarizer, the ledger on and off, and a few
-// summary sizes: the figures of README "recap eval". Then what the ledger costs in CPU, on the
+// summary sizes: the figures of README "recap eval", each view without and with recap_recall (and
+// what the recalls cost: calls, hops, upstream tokens and time). Then what the ledger costs in CPU, on the
 // example's evicted span and on a span holding a 5 MB tool result.
 // Run: npm run bench -- eval-example
 
@@ -106,13 +107,20 @@ export async function runEvalExampleBench(): Promise<void> {
   const figures = await evalFigures();
   const cost = await ledgerCost();
   const header =
-    '| summarizer (fake) | ledger | summary_max_tokens | recall, compacted view | identifiers | facts | recall, full history | tokens compacted / full | summary message tokens | ledger appended / kept / dropped | first third: user-stated ids kept | first third: tool-call ids kept |';
-  const lines = [header, '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |'];
+    '| summarizer (fake) | ledger | summary_max_tokens | recall, compacted view | identifiers | facts | with recap_recall | recall calls (probes) | hops per probe | extra upstream tokens / ms per recall | recall, full history | tokens compacted / full | summary message tokens | ledger appended / kept / dropped | first third: user-stated ids kept | first third: tool-call ids kept |';
+  const lines = [header, '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |'];
   for (const r of figures) {
     const l = r.ledger_identifiers as { appended: number; kept: number; dropped: number };
     const t = r.trail as ReturnType<typeof trailFigures>;
+    const c = r.recall_hops as {
+      calls: number;
+      probes_recalling: number;
+      hops_per_probe: number;
+      extra_upstream_tokens_per_recall: number | null;
+      extra_ms_per_recall: number | null;
+    } | null;
     lines.push(
-      `| ${r.summarizer} | ${r.ledger ? 'on' : 'off'} | ${r.summaryMaxTokens} | ${pct(r.recall_compacted)} of ${r.probes} | ${pct(r.identifier_recall)} | ${pct(r.fact_recall)} | ${pct(r.recall_full)} | ${r.tokens_compacted} / ${r.tokens_full} | ${r.summary_tokens} | ${r.ledger ? `${l.appended} / ${l.kept} / ${l.dropped}` : '–'} | ${t.user_identifiers_kept}/${t.user_identifiers} | ${t.call_identifiers_kept}/${t.call_identifiers} |`,
+      `| ${r.summarizer} | ${r.ledger ? 'on' : 'off'} | ${r.summaryMaxTokens} | ${pct(r.recall_compacted)} of ${r.probes} | ${pct(r.identifier_recall)} | ${pct(r.fact_recall)} | ${pct(r.recall_with_recall)} | ${c ? `${c.calls} (${c.probes_recalling})` : '–'} | ${c?.hops_per_probe ?? '–'} | ${c ? `${c.extra_upstream_tokens_per_recall ?? '–'} / ${c.extra_ms_per_recall ?? '–'}` : '–'} | ${pct(r.recall_full)} | ${r.tokens_compacted} / ${r.tokens_full} | ${r.summary_tokens} | ${r.ledger ? `${l.appended} / ${l.kept} / ${l.dropped}` : '–'} | ${t.user_identifiers_kept}/${t.user_identifiers} | ${t.call_identifiers_kept}/${t.call_identifiers} |`,
     );
   }
   lines.push('', '| ledger on | median (of 9) |', '| --- | --- |', ...cost.map((c) => `| ${c.span} | ${c.median_ms} ms |`));

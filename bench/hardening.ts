@@ -2,14 +2,16 @@
 // big body (issue 18: no body may stall the event loop; target under 100 ms). recap runs compiled,
 // as `npm start` runs it, in its own process (in-memory store); the fake upstream in another. The
 // bench sends each body once as a warm-up and then RUNS times, polling /healthz back to back
-// (one at a time) from the request's start to its reply. It also times JSON.parse of each body in
-// this process: that one call cannot be sliced, so recap parses bodies from 1 MiB in slices.
+// (one at a time) from the request's start to its reply, and reads the longest the recap process's
+// event loop was held meanwhile (its /metrics: prom-client's monitorEventLoopDelay, reset at each
+// scrape; test/hostile/memory.test.ts checks a loose bound on it). It also times JSON.parse of each
+// body in this process: that one call cannot be sliced, so recap parses bodies from 1 MiB in slices.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { pastedLogBody, parallelCallsBody, toolStepsBody, wideObjectBody } from './hardening-bodies.js';
+import { parallelCallsBody, pastedLogBody, toolStepsBody, wideObjectBody } from './hardening-bodies.js';
 import { buildRecap, removeBuild } from './overhead-build.js';
 import { type Child, freePort, printedUrl, spawnNode, waitForStatus } from './overhead-processes.js';
 import { round3, summarize } from './overhead-stats.js';
@@ -58,7 +60,16 @@ export interface HardeningRow {
   healthzP50: number;
   healthzP99: number;
   healthzMax: number;
+  /** The recap process's longest event-loop delay during the runs. */
+  loopMaxMs: number;
   jsonParseMs: number;
+}
+
+/** The longest the recap process's event loop was held since the previous scrape, in ms. */
+async function loopHeldMs(origin: string): Promise<number> {
+  const res = await request(`${origin}/metrics`);
+  const text = await res.body.text();
+  return round3(1000 * Number(/^recap_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)?.[1] ?? Number.NaN));
 }
 
 async function healthz(origin: string): Promise<number> {
@@ -120,9 +131,12 @@ export async function runHardeningBench(): Promise<HardeningRow[]> {
       await probe(origin, body);
       const latencies: number[] = [];
       let requestMs = 0;
+      let loopMaxMs = 0;
       let action = '';
       for (let run = 0; run < RUNS; run++) {
+        await loopHeldMs(origin);
         const p = await probe(origin, body);
+        loopMaxMs = Math.max(loopMaxMs, await loopHeldMs(origin));
         latencies.push(...p.latencies);
         requestMs = Math.max(requestMs, p.requestMs);
         action = p.action;
@@ -137,15 +151,18 @@ export async function runHardeningBench(): Promise<HardeningRow[]> {
         healthzP50: s.p50,
         healthzP99: s.p99,
         healthzMax: s.max,
+        loopMaxMs,
         jsonParseMs: parseMs(body),
       };
       rows.push(row);
       process.stdout.write(`${JSON.stringify(row)}\n`);
     }
     const idle: number[] = [];
+    await loopHeldMs(origin);
     for (let i = 0; i < 200; i++) idle.push(await healthz(origin));
     const s = summarize(idle);
-    rows.push({ body: 'idle (no request)', mb: 0, action: '-', requestMs: 0, healthzN: s.n, healthzP50: s.p50, healthzP99: s.p99, healthzMax: s.max, jsonParseMs: 0 });
+    const loopMaxMs = await loopHeldMs(origin);
+    rows.push({ body: 'idle (no request)', mb: 0, action: '-', requestMs: 0, healthzN: s.n, healthzP50: s.p50, healthzP99: s.p99, healthzMax: s.max, loopMaxMs, jsonParseMs: 0 });
 
     await mkdir(dirname(RESULTS_FILE), { recursive: true });
     await writeFile(RESULTS_FILE, `${JSON.stringify({ runs: RUNS, rows }, null, 2)}\n`);

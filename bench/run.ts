@@ -12,6 +12,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   'eval-example': async () => (await import('./eval-example.js')).runEvalExampleBench,
   hardening: async () => (await import('./hardening.js')).runHardeningBench,
   'agent-task': async () => (await import('./agent-task.js')).runAgentTaskBench,
+  'agent-task-recall': async () => (await import('./agent-task-recall.js')).runAgentTaskRecallBench,
 };
 
 async function main(names: string[]): Promise<void> {

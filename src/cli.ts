@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { UsageError, wantsHelp } from './cli/args.js';
-import { ConfigError } from './config/config.js';
 import { EVAL_USAGE } from './eval/usage.js';
 
 // `recap <command>`: one table entry per command (its one-line summary, its --help text, and how
@@ -101,12 +100,14 @@ async function main(argv: string[]): Promise<void> {
   });
 }
 
-main(process.argv.slice(2)).catch((err: unknown) => {
+main(process.argv.slice(2)).catch(async (err: unknown) => {
   if (err instanceof UsageError) {
     const help = err.command ? `recap ${err.command} --help` : 'recap --help';
     process.stderr.write(`recap: ${err.message}\nrun '${help}' for usage\n`);
     process.exit(2);
   }
+  // Loaded only here: `recap --help` and usage errors need none of the config's code.
+  const { ConfigError } = await import('./config/config.js');
   if (err instanceof ConfigError) {
     process.stderr.write(`${err.problems.join('\n')}\n`);
   } else {

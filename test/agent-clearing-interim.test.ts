@@ -18,7 +18,8 @@ beforeAll(async () => {
   h = await startHarness({
     fake: { summarizerModel: SUMMARIZER, summarizerLatencyMs: 30_000 },
     extra: { server: { compaction_wait_ms: 1_000 } },
-    models: [smallModel({}, { context_window: 6000, max_output_tokens: 300 })],
+    // Recall off: x-recap-tokens-out is checked against the forwarded messages alone (no tools).
+    models: [{ ...smallModel({}, { context_window: 6000, max_output_tokens: 300 }), recall: { enabled: false } }],
   });
 });
 afterAll(async () => h.close());

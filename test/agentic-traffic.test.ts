@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../src/dev/fake-upstream.js';
 import { prose } from './helpers/conversation.js';
 import { type Deployment, type DeploymentKind, startDeployment } from './helpers/deployment.js';
@@ -57,6 +57,18 @@ function history(tag = ''): Msg[] {
 }
 
 describe.each(KINDS)('agentic traffic on %s', (kind) => {
+  // The tests without background preparation share one deployment (started by the first that
+  // needs it): each starts from a fake that has forgotten the requests and scripts before it, and
+  // names conversations of its own.
+  let shared: Deployment | undefined;
+  const withoutBackground = async (summarizerLatencyMs: number): Promise<Deployment> => {
+    shared ??= await startDeployment(kind, { summarizerModel: SUMMARIZER }, { models: [smallModel()], extra: { background: { enabled: false } } });
+    shared.fake.reset();
+    shared.fake.setOptions({ summarizerLatencyMs });
+    return shared;
+  };
+  afterAll(async () => shared?.close());
+
   it('rapid turns with background preparation: each summarizer call carries the one before, no two from the same base', async () => {
     const d = (deployment = await startDeployment(kind, { summarizerModel: SUMMARIZER, summarizerLatencyMs: 300 }, { models: [smallModel()] }));
     const tags = ['[conv A] ', '[conv B] '];
@@ -85,17 +97,16 @@ describe.each(KINDS)('agentic traffic on %s', (kind) => {
     }
   });
 
-  it('one compaction during a 10 s reply serves 20 concurrent requests at once: none degraded, one summarizer call', async () => {
-    const d = (deployment = await startDeployment(
-      kind,
-      { summarizerModel: SUMMARIZER, summarizerLatencyMs: 800, latencyMs: 10_000 },
-      { models: [smallModel()], extra: { background: { enabled: false } } },
-    ));
+  it('one compaction during a long reply serves 20 concurrent requests at once: none degraded, one summarizer call', async () => {
+    const d = await withoutBackground(800);
+    // No reply comes back until all 20 requests have reached the upstream: none waits for the
+    // compacting request's reply, however long it takes.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    d.fake.setDefault((req) => (req.json?.model === MODEL ? { heldUntil: released } : undefined));
     const requests = Array.from({ length: 20 }, (_, i) => send(d, i, history(), 'long-reply'));
-    // Every request reached the upstream before any reply came back (each takes 10 s there): none
-    // waited for the compacting request's reply.
-    await Promise.race(requests);
-    expect(d.fake.chatRequests()).toHaveLength(20);
+    await expect.poll(() => d.fake.chatRequests().length, { timeout: 20_000 }).toBe(20);
+    release();
     const actions = (await Promise.all(requests)).map((r) => r.action);
     expect(actions.filter((a) => a === 'compacted')).toHaveLength(1);
     expect(actions.filter((a) => a === 'reused')).toHaveLength(19);
@@ -103,11 +114,8 @@ describe.each(KINDS)('agentic traffic on %s', (kind) => {
   });
 
   it('eight branches of one opening without a conversation header never block each other', async () => {
-    const d = (deployment = await startDeployment(
-      kind,
-      { summarizerModel: SUMMARIZER, summarizerLatencyMs: 300 },
-      { models: [smallModel()], extra: { background: { enabled: false } } },
-    ));
+    const d = await withoutBackground(300);
+    const readsBefore = await lockTableReads(d);
     // Branch 3's first compaction never ends: a branch that waited on another would wait on it.
     const STUCK = 3;
     let stuck: RecordedRequest | undefined;
@@ -147,7 +155,7 @@ describe.each(KINDS)('agentic traffic on %s', (kind) => {
     }
     // No request waited for another's compaction, however briefly: each claim read its lock table
     // once and went on to its own summarizer call, where a waiter would have polled the table.
-    expect(await lockTableReads(d)).toBe(d.fake.summarizerRequests().length);
+    expect((await lockTableReads(d)) - readsBefore).toBe(d.fake.summarizerRequests().length);
     // Each branch summarized itself: every compacting turn made a summary of its own branch.
     others.forEach((seen, k) => {
       const branch = k < STUCK ? k : k + 1;
@@ -159,11 +167,7 @@ describe.each(KINDS)('agentic traffic on %s', (kind) => {
   });
 
   it('after a failed first summary the waiters wait for the retry instead of degrading', async () => {
-    const d = (deployment = await startDeployment(
-      kind,
-      { summarizerModel: SUMMARIZER, summarizerLatencyMs: 300 },
-      { models: [smallModel()], extra: { background: { enabled: false } } },
-    ));
+    const d = await withoutBackground(300);
     d.fake.enqueue({ status: 500 }, { model: SUMMARIZER });
     const results = await Promise.all(Array.from({ length: 30 }, (_, i) => send(d, i, history(), 'failed-first')));
     const actions = results.map((r) => r.action);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { type Harness, startHarness } from './helpers/harness.js';
 import { freePorts } from './helpers/redis-process.js';
 
 // The CLI contract of DESIGN.md, driven as a user would: a separate process.
@@ -83,7 +83,8 @@ describe('recap count', () => {
       tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
     };
     const input = JSON.stringify(withTools);
-    const json = JSON.parse((await cli(['count', '-', '--json'], input)).stdout) as {
+    const [jsonRun, { stdout }] = await Promise.all([cli(['count', '-', '--json'], input), cli(['count', '-'], input)]);
+    const json = JSON.parse(jsonRun.stdout) as {
       prompt_tokens: number;
       priming_tokens: number;
       tools_tokens: number;
@@ -92,7 +93,6 @@ describe('recap count', () => {
     expect(json.tools_tokens).toBeGreaterThan(0);
     expect(json.messages.reduce((a, m) => a + m.tokens, 0) + json.priming_tokens + json.tools_tokens).toBe(json.prompt_tokens);
 
-    const { stdout } = await cli(['count', '-'], input);
     const rows = stdout.split('\n').filter((l) => /^\s+(\d+|)\s+\S+\s+\d+$/.test(l));
     const tokens = (label: string) =>
       Number(
@@ -113,8 +113,8 @@ describe('recap count', () => {
 // Every case runs the CLI (node + tsx) several times: on a busy 2-core machine that takes a while.
 describe('recap --help and usage errors', { timeout: 60_000 }, () => {
   it('prints the overview on stdout and exits 0 for --help, -h and help', async () => {
-    for (const arg of ['--help', '-h', 'help']) {
-      const { stdout, stderr } = await cli([arg]);
+    // Side by side, each a process of its own.
+    for (const { stdout, stderr } of await Promise.all(['--help', '-h', 'help'].map((arg) => cli([arg])))) {
       expect(stdout).toMatch(/^usage: recap <command>/);
       for (const name of ['serve', 'count', 'demo', 'health']) expect(stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
       expect(stderr).toBe('');
@@ -130,30 +130,32 @@ describe('recap --help and usage errors', { timeout: 60_000 }, () => {
       expect(stdout).toMatch(new RegExp(`^usage: recap ${args[0] === 'help' ? args[1] : args[0]} `));
       expect(stderr).toBe('');
     });
-    expect((await cli(['serve', '--help'])).stdout).toContain('--workers N|auto');
+    expect(runs[0]!.stdout).toContain('--workers N|auto');
     // --help wins over what a command would otherwise refuse (count without FILE).
-    expect((await cli(['count', '--help'])).stdout).toMatch(/^usage: recap count FILE\|-/);
+    expect(runs[1]!.stdout).toMatch(/^usage: recap count FILE\|-/);
   });
 
   it('exits 2 with the usage on stderr for a bare recap, and names an unknown command', async () => {
-    const bare = await failure(cli([]));
+    const [bare, unknown] = await Promise.all([failure(cli([])), failure(cli(['frobnicate']))]);
     expect(bare.code).toBe(2);
     expect(bare.stderr).toMatch(/^usage: recap <command>/);
-    const unknown = await failure(cli(['frobnicate']));
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe("recap: unknown command 'frobnicate'\nrun 'recap --help' for usage\n");
   });
 
   it("echoes the bad value of an option and points at the command's --help", async () => {
-    const turns = await failure(cli(['demo', '--turns', 'abc']));
+    const [turns, zero, port, envPort, workers] = await Promise.all([
+      failure(cli(['demo', '--turns', 'abc'])),
+      failure(cli(['demo', '--turns', '0'])),
+      failure(cli(['serve', '--config', 'config/recap.yaml', '--port', '80x'])),
+      failure(cli(['serve', '--config', 'config/recap.yaml'], undefined, { env: { PORT: 'http' } })),
+      failure(cli(['serve', '--config', 'config/recap.yaml', '--workers', 'many'])),
+    ]);
     expect(turns.code).toBe(2);
     expect(turns.stderr).toBe("recap: --turns must be a positive integer, got 'abc'\nrun 'recap demo --help' for usage\n");
-    expect((await failure(cli(['demo', '--turns', '0']))).stderr).toContain("--turns must be a positive integer, got '0'");
-    const port = await failure(cli(['serve', '--config', 'config/recap.yaml', '--port', '80x']));
+    expect(zero.stderr).toContain("--turns must be a positive integer, got '0'");
     expect([port.code, port.stderr.split('\n')[0]]).toEqual([2, "recap: --port must be a port number from 0 to 65535, got '80x'"]);
-    const envPort = await failure(cli(['serve', '--config', 'config/recap.yaml'], undefined, { env: { PORT: 'http' } }));
     expect(envPort.stderr.split('\n')[0]).toBe("recap: PORT must be a port number from 0 to 65535, got 'http'");
-    const workers = await failure(cli(['serve', '--config', 'config/recap.yaml', '--workers', 'many']));
     expect(workers.stderr.split('\n')[0]).toBe("recap: --workers must be a positive integer or 'auto', got 'many'");
   });
 
@@ -214,10 +216,12 @@ describe('recap health', () => {
     const [free = 0] = await freePorts(1);
     const file = join(dir, 'health.yaml');
     await writeFile(file, `server:\n  port: \${RECAP_PORT:-${free}}\nupstreams:\n  a: { base_url: "http://127.0.0.1:1/v1" }\n`);
-    await cli(['health', '--config', file], undefined, { env: { RECAP_PORT: String(harness.recap.port) } });
-    await cli(['health', '--port', String(harness.recap.port)]);
-    await cli(['health', '--config', file], undefined, { env: { PORT: String(harness.recap.port) } });
-    const down = await failure(cli(['health', '--config', file]));
+    const [down] = await Promise.all([
+      failure(cli(['health', '--config', file])),
+      cli(['health', '--config', file], undefined, { env: { RECAP_PORT: String(harness.recap.port) } }),
+      cli(['health', '--port', String(harness.recap.port)]),
+      cli(['health', '--config', file], undefined, { env: { PORT: String(harness.recap.port) } }),
+    ]);
     expect(down.code).toBe(1);
     expect(down.stderr).toBe(`recap health: http://127.0.0.1:${free}/healthz: ECONNREFUSED\n`);
   });

@@ -86,13 +86,32 @@ describe('recap eval', () => {
     expect((on.ledger_identifiers as { appended: number }).appended).toBeGreaterThan(0);
     expect(on.tokens_compacted as number).toBeLessThan(on.tokens_full as number);
     expect(on.summarizer_calls).toBe(1);
+    // With recap_recall offered, the model gets back what the summary lost: within 10% of the full history.
+    for (const r of [on, off]) {
+      expect(r.recall_with_recall as number).toBeGreaterThanOrEqual((r.recall_full as number) - 0.1);
+      expect(r.recall_with_recall as number).toBeGreaterThan(r.recall_compacted as number);
+    }
+    const cost = on.recall_hops as { calls: number; hops: number; probes_recalling: number; extra_upstream_tokens_per_recall: number };
+    expect(cost.calls).toBeGreaterThan(0);
+    expect(cost.hops).toBe(cost.calls);
+    expect(cost.extra_upstream_tokens_per_recall).toBeGreaterThan(0);
   }, 60_000);
 
   it('prints the documented JSON with --json, and progress on stderr', async () => {
     const { stdout, stderr } = await cli([EXAMPLE, '--config', CONFIG, '--json', '--max-probes', '6']);
     const out = JSON.parse(stdout) as Record<string, unknown>;
     expect(Object.keys(out)).toEqual(
-      expect.arrayContaining(['probes', 'recall_compacted', 'recall_full', 'tokens_full', 'tokens_compacted', 'summarizer_calls', 'summarizer_tokens']),
+      expect.arrayContaining([
+        'probes',
+        'recall_compacted',
+        'recall_full',
+        'tokens_full',
+        'tokens_compacted',
+        'summarizer_calls',
+        'summarizer_tokens',
+        'recall_with_recall',
+        'recall_hops',
+      ]),
     );
     expect(out.probes).toBe(6);
     expect(typeof out.recall_compacted).toBe('number');
@@ -102,9 +121,10 @@ describe('recap eval', () => {
 
   it('prints a table without --json', async () => {
     const { stdout } = await cli([EXAMPLE, '--config', CONFIG, '--max-probes', '4']);
-    expect(stdout).toMatch(/^recall +\d+\/4 +\d+% +4\/4 100%$/m);
-    expect(stdout).toMatch(/^prompt tokens +[\d,]+ +[\d,]+$/m);
+    expect(stdout).toMatch(/^recall +\d+\/4 +\d+% +\d+\/4 +\d+% +4\/4 100%$/m);
+    expect(stdout).toMatch(/^prompt tokens +[\d,]+ +[\d,]+ +[\d,]+$/m);
     expect(stdout).toMatch(/^summarizer: 1 call, [\d,]+ tokens/m);
+    expect(stdout).toMatch(/^recap_recall: [\d,]+ calls? in \d+ probes, [\d,]+ hops? \([\d.]+ a probe\); each recall \+[\d,]+ upstream tokens, [+-][\d,]+ ms$/m);
   }, 60_000);
 
   it('gets a clear error and a non-zero exit for a bad FILE', async () => {
@@ -130,12 +150,17 @@ describe('recap eval', () => {
     await expect(runEval({ file: EXAMPLE, config })).rejects.toThrow('compaction failed (summarizer_error)');
   }, 60_000);
 
-  it('asks only through recap when the full history does not fit the window', async () => {
-    const small = withCompaction(config, { trigger_ratio: 1, target_ratio: 0.6 }, { context_window: 16_000 });
+  it('asks only through recap when the full history does not fit the window, and without recap_recall when recall is off', async () => {
+    const small = withCompaction(config, { trigger_ratio: 1, target_ratio: 0.6 }, { context_window: 16_000, recall: { enabled: false } });
     const report = reportJson(await runEval({ file: EXAMPLE, config: small, maxProbes: 4 }));
     expect(report.recall_full).toBeNull();
     expect(report.full_skipped).toMatch(/does not fit the 16000-token context window/);
     expect(typeof report.recall_compacted).toBe('number');
+    expect(report).toMatchObject({
+      recall_with_recall: null,
+      recall_hops: null,
+      recall_skipped: 'recall is off for model "support-assistant" (config "support-assistant": recall.enabled false)',
+    });
   }, 60_000);
 
   it('probes what clearing evicted, on an agent conversation compacted by clearing alone: table and exit 0 on chat, JSON on Responses', async () => {
@@ -155,8 +180,8 @@ describe('recap eval', () => {
     const chat = await file(JSON.stringify(agentConversation('chat')));
     const { stdout, stderr } = await cli([chat, '--config', agentConfig, '--max-probes', '8']);
     expect(stdout).toMatch(/^evicted \d+ of 42 messages: \d+ tool results cleared; 8 probes about them$/m);
-    expect(stdout).toMatch(/^recall +\d\/8 +\d+% +8\/8 100%$/m);
-    expect(stdout).toMatch(/^ {2}cleared \(8\) +\d\/8 +\d+% +8\/8 100%$/m);
+    expect(stdout).toMatch(/^recall +\d\/8 +\d+% +\d\/8 +\d+% +8\/8 100%$/m);
+    expect(stdout).toMatch(/^ {2}cleared \(8\) +\d\/8 +\d+% +8\/8 100% +8\/8 100%$/m);
     expect(stderr).toMatch(/^recap eval: probe 8\/8/m);
 
     const responses = await file(JSON.stringify(agentConversation('responses')));
@@ -164,8 +189,9 @@ describe('recap eval', () => {
     expect(report).toMatchObject({ route: 'responses', probes: 8, recall_full: 1, summarized_messages: 0, summary_tokens: 0 });
     expect(report.cleared_messages as number).toBeGreaterThanOrEqual(8);
     expect((report.by_eviction as Record<string, { probes: number }>).cleared!.probes).toBe(8);
-    // The stubs kept no content: what the probes ask about is gone from recap's view.
+    // The stubs kept no content: what the probes ask about is gone from recap's view, until the model recalls it.
     expect(report.recall_compacted as number).toBeLessThan(1);
+    expect(report.recall_with_recall).toBe(1);
     expect(fake.summarizerRequests()).toHaveLength(summaries);
   }, 90_000);
 

@@ -34,7 +34,14 @@ beforeAll(async () => {
   h = await startHarness({
     fake: { summarizerModel: SUMMARIZER, summarizerLatencyMs: 20 },
     models: [
-      { match: MODEL, context_window: 16000, max_output_tokens: 1000, compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 400 } },
+      // Recall off: these budgets and bytes are compaction's alone (recall's own: test/recall-responses.test.ts).
+      {
+        match: MODEL,
+        context_window: 16000,
+        max_output_tokens: 1000,
+        compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 400 },
+        recall: { enabled: false },
+      },
       // An unknown tokenizer: recap calibrates its estimate from the usage the upstream reports.
       { match: 'gpt-test-estimated', encoding: 'estimate', context_window: 16000, max_output_tokens: 1000 },
     ],

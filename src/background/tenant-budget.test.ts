@@ -21,8 +21,9 @@ describe('TenantBudget', () => {
     const b = new TenantBudget({ tokensPerWindow: 1000, windowMs: WINDOW, now: () => now });
     expect(await spend(b, 'a', 600)).toBe(true);
     expect(await b.allows('a')).toBe(true);
-    // Below the allowance when it starts: the call that crosses it is the last one.
-    expect(await spend(b, 'a', 500)).toBe(true);
+    // A call whose cost would take the spend past the allowance is not made; one that fits is.
+    expect(await spend(b, 'a', 500)).toBe(false);
+    expect(await spend(b, 'a', 400)).toBe(true);
     expect(await b.allows('a')).toBe(false);
     expect(await b.reserve('a', 1)).toBeNull();
     expect(await b.allows('b')).toBe(true);
@@ -57,11 +58,15 @@ describe('TenantBudget', () => {
     const store = memoryStore();
     const b = new TenantBudget({ tokensPerWindow: 1000, windowMs: WINDOW, store });
     const held = await b.reserve('t', 900);
-    expect(await b.reserve('t', 900)).not.toBeNull();
+    expect(await b.reserve('t', 900)).toBeNull();
+    const rest = await b.reserve('t', 100);
+    expect(rest).not.toBeNull();
     expect(await b.reserve('t', 1)).toBeNull();
     held!.settle(300);
     await settle();
-    expect(await store.tenantSpend('t', windowStart())).toBe(1200);
+    expect(await store.tenantSpend('t', windowStart())).toBe(400);
+    // What the settlement gave back can be reserved again.
+    expect(await b.reserve('t', 600)).not.toBeNull();
     const failed = await b.reserve('u', 900);
     failed!.settle(0);
     failed!.settle(900);
@@ -77,11 +82,13 @@ describe('TenantBudget', () => {
     await spend(one, 't', 700);
     await settle();
     expect(await two.allows('t')).toBe(true);
-    await spend(two, 't', 400);
+    // The other process's count is its own: the store refuses what would pass the allowance.
+    expect(await spend(two, 't', 400)).toBe(false);
+    expect(await spend(two, 't', 300)).toBe(true);
     await settle();
     expect(await one.allows('t')).toBe(false);
     expect(await one.reserve('t', 1)).toBeNull();
-    expect(await store.tenantSpend('t', windowStart())).toBe(1100);
+    expect(await store.tenantSpend('t', windowStart())).toBe(1000);
   });
 
   it('still bounds a tenant by its own process count while the store is down', async () => {

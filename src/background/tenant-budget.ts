@@ -1,3 +1,4 @@
+import { spendFits } from '../store/spend-fits.js';
 import type { Store } from '../store/store.js';
 
 // Summarizer spend per tenant in fixed windows (aligned to the epoch, so every replica agrees on
@@ -5,7 +6,9 @@ import type { Store } from '../store/store.js';
 // one noisy tenant cannot run up the summarizer bill. A summarizer call reserves what it will cost
 // before it is made (one atomic check-and-add in the store, shared by all replicas) and settles
 // with what it really cost once it answered, so a burst of calls cannot all pass the check before
-// any of them is counted: a window spends at most the allowance plus one call. Each process also
+// any of them is counted. A call is made only when its reservation fits what is left (or it is the
+// window's first): a window spends the allowance at most, off only by how far the reservations'
+// estimates fall short of what the calls cost. Each process also
 // counts what it reserved itself, which still bounds a tenant while the store cannot answer (then
 // to the allowance per process).
 
@@ -57,15 +60,16 @@ export class TenantBudget {
 
   /**
    * Holds `tokens` (what a summarizer call about to be made will cost, about) for the tenant, or
-   * null when its window's spend, reservations included, has reached the allowance.
+   * null when it would take the window's spend, reservations included, past the allowance (unless
+   * it is the window's first call: spend-fits.ts).
    */
   async reserve(tenant: string, tokens: number): Promise<Reservation | null> {
     const limit = this.limitOf(tenant);
     if (limit === undefined) return UNLIMITED;
     const windowStart = this.windowStart();
     const local = this.local(tenant, windowStart);
-    if (local.tokens >= limit) return null;
     const held = Math.max(0, Math.ceil(tokens));
+    if (!spendFits(local.tokens, held, limit)) return null;
     // Counted here before the store is asked, so this process's own burst sees it at once.
     local.tokens += held;
     const { store, onStoreError } = this.options;

@@ -2,9 +2,9 @@ import { clearedStubText } from '../compaction/clearing.js';
 import type { NeutralCall, NeutralItem } from '../compaction/items.js';
 import { contentText } from '../compaction/text.js';
 import { withMember } from '../json/splice.js';
+import type { ChatMessage } from '../messages/types.js';
 import type { WireItems } from '../pipeline/wire.js';
 import { oncePerItem } from '../seen/once-per-item.js';
-import type { ChatMessage } from '../messages/types.js';
 
 // Chat messages as the engine sees them (compaction/items.ts), and the chat form of what recap
 // writes into a view: a cleared tool result.
@@ -40,9 +40,9 @@ function callIdsOf(m: ChatMessage): NeutralCall[] {
 }
 
 /** A cleared tool result (rule 11): its content replaced by the stub. */
-export function clearedToolResult(m: ChatMessage, toolName: string | null, originalTokens: number): ChatMessage {
+export function clearedToolResult(m: ChatMessage, toolName: string | null, originalTokens: number, recall = false): ChatMessage {
   const callId = typeof m.tool_call_id === 'string' ? m.tool_call_id : null;
-  return withMember(m, 'content', clearedStubText(toolName ?? (typeof m.name === 'string' ? m.name : null), callId, originalTokens));
+  return withMember(m, 'content', clearedStubText(toolName ?? (typeof m.name === 'string' ? m.name : null), callId, originalTokens, recall));
 }
 
 /** The chat route's items for the engine (pipeline/wire.ts). */

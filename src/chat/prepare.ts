@@ -1,10 +1,14 @@
 import { callerOf } from '../auth/caller.js';
+import type { ModelConfig } from '../config/config.js';
 import { identify } from '../conversation/identify.js';
 import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import type { PipelineDeps } from '../pipeline/pipeline-deps.js';
-import { type CountedItems, planCompaction, planUntouched, type RouteCompaction } from '../pipeline/prepare.js';
+import { type CountedItems, planCompaction, planUntouched, type RecallOffer, type RouteCompaction } from '../pipeline/prepare.js';
 import type { RoutePlan } from '../pipeline/route-plan.js';
 import { countRequest, type RequestTokens } from '../pipeline/token-service.js';
+import { recallRefusal } from '../recall/offer.js';
+import { CHAT_RECALL_TOOL } from '../recall/tool.js';
+import type { TokenCounter } from '../tokens/counter.js';
 import { chatWire } from './items.js';
 
 // The chat route's part of the request path before the engine: identify → count tokens → budget;
@@ -23,6 +27,29 @@ function counted(t: RequestTokens): CountedItems<ChatMessage> {
   };
 }
 
+// What recap_recall adds after a client's own functions (the namespace's framing is there already),
+// per encoding: the same for any functions, so a request's (maybe large) tools are not counted twice.
+const addedToFunctions = new Map<string, number>();
+const SOME_FUNCTION = { type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } };
+
+function recallToolTokens(body: ChatRequest, counter: TokenCounter): number {
+  const hasFunctions = Array.isArray(body.tools) && body.tools.some((t) => (t as { type?: unknown } | null)?.type === 'function');
+  if (!hasFunctions) return counter.countTools({ model: body.model, messages: body.messages, tools: [CHAT_RECALL_TOOL] });
+  let added = addedToFunctions.get(counter.encoding);
+  if (added === undefined) {
+    added = counter.countTools({ model: '', messages: [], tools: [SOME_FUNCTION, CHAT_RECALL_TOOL] }) - counter.countTools({ model: '', messages: [], tools: [SOME_FUNCTION] });
+    addedToFunctions.set(counter.encoding, added);
+  }
+  return added;
+}
+
+/** What recap_recall costs a chat request that may be offered it (recall/offer.ts), else undefined. */
+function chatRecallOffer(model: ModelConfig, body: ChatRequest, t: RequestTokens, scale: (n: number) => number): RecallOffer | undefined {
+  if (recallRefusal(model, { toolChoice: body.tool_choice, n: body.n, tools: body.tools, functions: body.functions }) !== null) return undefined;
+  const raw = recallToolTokens(body, t.counter);
+  return { rawToolTokens: raw, toolTokens: scale(t.rawTools + raw) - t.toolsTokens };
+}
+
 export function createChatCompaction(deps: PipelineDeps): RouteCompaction<ChatRequest, ChatMessage> {
   return {
     async prepare(input): Promise<RoutePlan<ChatMessage>> {
@@ -36,8 +63,10 @@ export function createChatCompaction(deps: PipelineDeps): RouteCompaction<ChatRe
       const tokens = await countRequest(deps.tokens, body, model);
       log.tokensIn = tokens.tokensIn;
       log.conversation = identity.conversation.slice(0, 16);
-      const budget = deps.tokens.budgetFor(model, body, tokens.toolsTokens);
-      return planCompaction(deps, { ...input, model }, { items: body.messages, wire: chatWire, identity, counted: counted(tokens), budget });
+      const recall = chatRecallOffer(model, body, tokens, deps.tokens.scaleFor(model));
+      // The injected tool is planned for as one of the request's tools (rule 3).
+      const budget = deps.tokens.budgetFor(model, body, tokens.toolsTokens + (recall?.toolTokens ?? 0));
+      return planCompaction(deps, { ...input, model }, { items: body.messages, wire: chatWire, identity, counted: counted(tokens), budget, recall });
     },
   };
 }

@@ -4,6 +4,7 @@ import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import { canForwardFirst } from '../pipeline/forward-first.js';
 import type { AppDeps } from '../runtime/deps.js';
 import { type ChatBody, readChatRequest } from './parse-request.js';
+import { chatRecall } from './recall.js';
 import { chatStreamEnd } from './stream-end.js';
 
 /** POST /v1/chat/completions: the chat wire format's part of the compacting route. */
@@ -16,5 +17,6 @@ export function chatRoute(deps: AppDeps): WireRoute<ChatRequest, ChatMessage, Ch
     compaction: deps.compaction,
     withView: (chat, view) => spliceArray(chat, 'messages', chat.body.messages, view),
     streamEnd: chatStreamEnd,
+    recall: chatRecall,
   };
 }

@@ -1,3 +1,4 @@
+import { recallHint } from '../recall/tool.js';
 import { STEP_EVERY, type Steps } from '../slicing/slicer.js';
 import type { Layout } from './layout.js';
 import { stepUnits } from './units.js';
@@ -34,9 +35,11 @@ export function* clearableResults(l: Layout, rules: ClearingRules | null, from: 
 
 /**
  * The text that replaces a cleared result: the same bytes on every turn for the same result, so the
- * prompt prefix stays as it was; it says what was there and how to get it back.
+ * prompt prefix stays as it was; it says what was there and how to get it back (with `recall`, the
+ * request offers recap_recall: one more sentence says so).
  */
-export function clearedStubText(toolName: string | null, callId: string | null, tokens: number): string {
+export function clearedStubText(toolName: string | null, callId: string | null, tokens: number, recall = false): string {
   const call = callId ? `, call ${callId}` : '';
-  return `[recap: tool result cleared to save context — tool ${toolName ?? 'unknown'}${call}, ${tokens} tokens. Call the tool again if you need it.]`;
+  const hint = recall ? ` ${recallHint(callId)}` : '';
+  return `[recap: tool result cleared to save context — tool ${toolName ?? 'unknown'}${call}, ${tokens} tokens. Call the tool again if you need it.${hint}]`;
 }

@@ -53,3 +53,15 @@ describe('summary message', () => {
     expect(summaryCodec('another-secret-0123456789', 'tenant-a').summaryTextOf(m)).toBeNull();
   });
 });
+
+describe('summary message where recall is offered', () => {
+  it('says in its header that the earlier content can be recalled, and is recap’s own either way', () => {
+    const withRecall = summaryCodec('a-secret-of-sixteen+', 'tenant', { recall: true });
+    const without = summaryCodec('a-secret-of-sixteen+', 'tenant');
+    const text = withRecall.seal('## Goal\nShip');
+    expect(text.split('\n')[0]).toMatch(/can be recalled with recap_recall\.$/);
+    expect(without.seal('## Goal\nShip')).not.toContain('recap_recall');
+    expect(without.unseal(text)).toBe('## Goal\nShip');
+    expect(withRecall.unseal(without.seal('x'))).toBe('x');
+  });
+});

@@ -32,3 +32,10 @@ describe('summaryReservation', () => {
     expect(summaryReservation(100)).toBeGreaterThan(100 + FRAMING_ALLOWANCE);
   });
 });
+
+describe('summaryReservation where recall is offered', () => {
+  it.each(['o200k_base', 'cl100k_base', 'estimate'] as const)('leaves room for the longer header (%s)', (encoding) => {
+    const framing = summaryCodec('a-secret-of-sixteen+', 'tenant', { recall: true }).build('x').content as string;
+    expect(getTokenizer(encoding).count(framing) + 4).toBeLessThan(FRAMING_ALLOWANCE);
+  });
+});

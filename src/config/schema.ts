@@ -83,6 +83,17 @@ export const compactionSchema = z
     path: ['mode'],
   });
 
+export const recallSchema = z
+  .object({
+    // Where compaction is on: offer the model `recap_recall` once something was cleared or summarized (rule 13).
+    enabled: z.boolean().default(true),
+    // Continuations recap sends for one reply, each answering the model's recall calls.
+    max_hops: z.number().int().min(1).max(10).default(3),
+    // The most tokens one recall result may carry (less when the request's budget has less room).
+    max_result_tokens: positiveInt.default(2000),
+  })
+  .strict();
+
 export const modelSchema = z
   .object({
     match: z.string().min(1),
@@ -94,6 +105,7 @@ export const modelSchema = z
     // Scale estimates by the upstream's reported usage; on by default only where the tokenizer is unknown.
     calibrate: z.boolean().optional(),
     compaction: compactionSchema.default(compactionSchema.parse({ strategy: 'off' })),
+    recall: recallSchema.default(recallSchema.parse({})),
   })
   .strict();
 
@@ -254,6 +266,7 @@ export type Config = z.infer<typeof configSchema>;
 export type UpstreamConfig = z.infer<typeof upstreamSchema>;
 export type ModelConfig = z.infer<typeof modelSchema>;
 export type CompactionConfig = z.infer<typeof compactionSchema>;
+export type RecallConfig = z.infer<typeof recallSchema>;
 export type StoreConfig = z.infer<typeof storeSchema>;
 export type ClientConfig = z.infer<typeof clientSchema>;
 export type EventsConfig = z.infer<typeof eventsSchema>;

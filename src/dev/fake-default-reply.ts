@@ -1,17 +1,20 @@
 // What the fake answers when nothing is scripted: a deterministic echo of the last user message,
-// a call to the first tool when the user asks for a tool, or the answer to a recall probe.
-import { answerProbe, probeCue } from './fake-probe.js';
+// a call to the first tool when the user asks for a tool, or the answer to a recall probe (with a
+// call to recap_recall first when recap offers it and the prompt lacks the cue: fake-recall.ts).
+import { probeReply, RECALL_TOOL, toolName } from './fake-recall.js';
 import { textOf } from './fake-text.js';
 import type { ScriptedReply } from './fake-types.js';
 
 export function defaultChatReply(request: any): ScriptedReply {
   const messages: any[] = Array.isArray(request?.messages) ? request.messages : [];
   const tools: any[] = Array.isArray(request?.tools) ? request.tools : [];
+  const probe = probeReply(messages, tools);
+  if (probe !== null) return probe;
   const last = messages.at(-1);
-  const cue = last?.role === 'user' ? probeCue(textOf(last.content)) : null;
-  if (cue !== null) return { content: answerProbe(messages.slice(0, -1), cue) };
-  if (tools.length > 0 && last?.role === 'user' && /\btool\b/i.test(textOf(last.content))) {
-    const fn = tools[0]?.function;
+  // recap's own tool is not one the user asks for.
+  const clientTools = tools.filter((t) => toolName(t) !== RECALL_TOOL);
+  if (clientTools.length > 0 && last?.role === 'user' && /\btool\b/i.test(textOf(last.content))) {
+    const fn = clientTools[0]?.function;
     const name = typeof fn?.name === 'string' ? fn.name : 'tool';
     return { toolCalls: [{ name, arguments: JSON.stringify(sampleArguments(fn?.parameters)) }] };
   }

@@ -18,17 +18,31 @@ export function probeCue(question: string): string | null {
 
 /** The answer to a probe whose cue is `cue`, from the messages before the question. */
 export function answerProbe(messages: readonly any[], cue: string): string {
-  const words = cue.toLowerCase().split(/\s+/).filter(Boolean);
-  const passages = messages.flatMap((m) => passagesOf(messageText(m)));
-  const found = passages.filter((p) => {
-    const lower = p.toLowerCase();
-    return words.every((w) => lower.includes(w));
-  });
+  const words = wordsOf(cue);
+  const found = passagesWith(messages, words);
   if (found.length === 0) return `I don't know: nothing I was given mentions "${cue}".`;
   return `From what I can see: ${found
     .slice(-MAX_PASSAGES)
     .map((p) => around(p, words[0]!))
     .join(' / ')}`;
+}
+
+/** Whether some passage of the messages holds every word of the cue: the fake can answer from them. */
+export function hasCue(messages: readonly any[], cue: string): boolean {
+  return passagesWith(messages, wordsOf(cue)).length > 0;
+}
+
+function wordsOf(cue: string): string[] {
+  return cue.toLowerCase().split(/\s+/).filter(Boolean);
+}
+
+function passagesWith(messages: readonly any[], words: readonly string[]): string[] {
+  return messages
+    .flatMap((m) => passagesOf(messageText(m)))
+    .filter((p) => {
+      const lower = p.toLowerCase();
+      return words.every((w) => lower.includes(w));
+    });
 }
 
 function messageText(m: any): string {

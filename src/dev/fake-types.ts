@@ -62,6 +62,8 @@ export interface ScriptedReply {
   stream?: { chunks?: string[] };
   /** Extra delay before the headers, on top of the configured latency. */
   delayMs?: number;
+  /** Answer only once this settles (after the delays): a test holds replies back until the state it waits for is reached. */
+  heldUntil?: Promise<unknown>;
   /** Destroy the socket after writing this many body bytes. */
   resetAfterBytes?: number;
   /** Force the usage block on (even without stream_options.include_usage) or off. */

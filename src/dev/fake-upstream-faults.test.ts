@@ -2,7 +2,7 @@
 import { gzipSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeUpstream, type RecordedRequest } from './fake-upstream.js';
+import { type FakeUpstream, type RecordedRequest, startFakeUpstream } from './fake-upstream.js';
 
 let fake: FakeUpstream;
 let client: OpenAI;
@@ -77,6 +77,16 @@ describe('in-band errors and delays', () => {
     const started = Date.now();
     await client.chat.completions.create(ask);
     expect(Date.now() - started).toBeGreaterThanOrEqual(115);
+  });
+
+  it('holds a reply back until heldUntil settles', async () => {
+    let release!: () => void;
+    fake.enqueue({ content: 'released', heldUntil: new Promise<void>((resolve) => (release = resolve)) });
+    const reply = client.chat.completions.create(ask);
+    await expect.poll(() => fake.chatRequests().length).toBe(1);
+    expect(fake.sentBytes(fake.chatRequests()[0]!)).toHaveLength(0);
+    release();
+    expect((await reply).choices[0]!.message.content).toBe('released');
   });
 
   it('lets a client time out on a scripted delay', async () => {

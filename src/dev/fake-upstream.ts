@@ -6,8 +6,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BodyWriter } from './fake-body-writer.js';
-import { CHAT_PATH, respond } from './fake-routes.js';
 import { RESPONSES_PATH } from './fake-responses-route.js';
+import { CHAT_PATH, respond } from './fake-routes.js';
 import { pathOf, ReplyScript } from './fake-script.js';
 import type { FakeUpstream, FakeUpstreamOptions, RecordedRequest } from './fake-types.js';
 
@@ -76,6 +76,11 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
       } catch {
         return; // the fake is closing
       }
+    }
+    if (reply.heldUntil) {
+      const closing = new Promise((resolve) => shutdown.signal.addEventListener('abort', resolve, { once: true }));
+      await Promise.race([reply.heldUntil, closing]);
+      if (shutdown.signal.aborted) return; // the fake is closing
     }
     if (!writer.open) return;
     await respond({ record, reply, res, writer, serial: ++serial, isChatCall: chat, isResponsesCall: responses, isSummarizerCall: summarizer, options: () => options });

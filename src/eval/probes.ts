@@ -1,8 +1,8 @@
-import type { ChatMessage } from '../messages/types.js';
 import { identifiersIn } from '../compaction/identifiers.js';
 import { redact } from '../compaction/redact.js';
 import { contentText } from '../compaction/text.js';
 import { callsOf } from '../compaction/tool-calls.js';
+import type { ChatMessage } from '../messages/types.js';
 import { allot } from './allot.js';
 import { type Probe, STATE_PROBES } from './probe-types.js';
 import { isStopword, sentencesOf, wordsOf } from './sentences.js';

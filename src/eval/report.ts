@@ -2,20 +2,29 @@ import type { Eviction } from './evicted.js';
 import { PROBE_KINDS, type Probe } from './probes.js';
 
 // What `recap eval` found, as the contract's JSON (`--json`) and as a table for people. Each probe
-// is answered once per view of the conversation (VIEWS: through recap's compacted view, and with
-// the full history); recall is reported per view, overall, per kind of probe and per way its
-// content was evicted (summarized, or a cleared tool result). Another view is another entry of
-// VIEWS and an answer per result.
+// is answered once per view of the conversation (VIEWS: through recap's compacted view without
+// recap_recall, the same view with recap_recall offered, and with the full history); recall is
+// reported per view, overall, per kind of probe and per way its content was evicted (summarized,
+// or a cleared tool result), and what the recalls cost: calls, hops, upstream tokens, time.
+// Another view is another entry of VIEWS and an answer per result.
 
-export const VIEWS = ['compacted', 'full'] as const;
+export const VIEWS = ['compacted', 'with_recall', 'full'] as const;
 export type View = (typeof VIEWS)[number];
-const VIEW_TITLES: Record<View, string> = { compacted: 'compacted view', full: 'full history' };
+const VIEW_TITLES: Record<View, string> = { compacted: 'compacted view', with_recall: 'with recap_recall', full: 'full history' };
 
 export interface Answer {
   text: string;
   passed: boolean;
   /** Prompt tokens of the request that got this answer, by recap's count. */
   promptTokens: number;
+  /** What the upstream's usage says the answer cost (input + output, summed over recall hops); null without usage. */
+  upstreamTokens?: number | null;
+  /** Wall time of the request, as the client saw it. */
+  latencyMs?: number;
+  /** Calls to recap_recall that recap answered for this reply (x-recap-recalls). */
+  recalls?: number;
+  /** Continuations recap sent upstream for this reply. */
+  hops?: number;
 }
 
 export interface ProbeResult {
@@ -23,6 +32,8 @@ export interface ProbeResult {
   /** How what the probe asks about left recap's view. */
   evicted: Eviction;
   compacted: Answer;
+  /** Null when recall was not offered (see EvalReport.recallSkipped). */
+  with_recall: Answer | null;
   /** Null when the full history was not asked (see EvalReport.fullSkipped). */
   full: Answer | null;
 }
@@ -49,6 +60,8 @@ export interface EvalReport {
   ledgerCounts: { kept: number; appended: number; dropped: number };
   /** Why the full history was not asked, or null when it was. */
   fullSkipped: string | null;
+  /** Why the probes were not asked with recap_recall offered, or null when they were. */
+  recallSkipped: string | null;
   results: ProbeResult[];
 }
 
@@ -67,6 +80,42 @@ function group(results: readonly ProbeResult[]): Record<string, number | null> {
 }
 
 const EVICTIONS: readonly Eviction[] = ['summarized', 'cleared'];
+
+export interface RecallCost {
+  /** recap_recall calls answered, over all probes. */
+  calls: number;
+  /** Continuations sent upstream, over all probes. */
+  hops: number;
+  /** Probes whose answer took at least one recall. */
+  probes_recalling: number;
+  hops_per_probe: number | null;
+  /** Upstream tokens (usage) the recalling probes cost beyond their answer without recall, per call. */
+  extra_upstream_tokens_per_recall: number | null;
+  /** Wall time the recalling probes took beyond their answer without recall, per call. */
+  extra_ms_per_recall: number | null;
+}
+
+/** What recalling cost: calls and hops, and the upstream tokens and time beyond the same probe asked without recall. */
+export function recallCost(results: readonly ProbeResult[]): RecallCost | null {
+  const asked = results.filter((r) => r.with_recall !== null);
+  if (asked.length === 0) return null;
+  const recalling = asked.filter((r) => (r.with_recall!.recalls ?? 0) > 0);
+  const calls = recalling.reduce((n, r) => n + r.with_recall!.recalls!, 0);
+  const hops = asked.reduce((n, r) => n + (r.with_recall!.hops ?? 0), 0);
+  const extra = (of: (a: Answer) => number | null | undefined): number | null => {
+    const pairs = recalling.map((r) => [of(r.with_recall!), of(r.compacted)] as const);
+    if (calls === 0 || pairs.some(([a, b]) => typeof a !== 'number' || typeof b !== 'number')) return null;
+    return Math.round(pairs.reduce((n, [a, b]) => n + a! - b!, 0) / calls);
+  };
+  return {
+    calls,
+    hops,
+    probes_recalling: recalling.length,
+    hops_per_probe: round(hops / asked.length),
+    extra_upstream_tokens_per_recall: extra((a) => a.upstreamTokens),
+    extra_ms_per_recall: extra((a) => a.latencyMs),
+  };
+}
 
 export function reportJson(r: EvalReport): Record<string, unknown> {
   return {
@@ -87,6 +136,8 @@ export function reportJson(r: EvalReport): Record<string, unknown> {
     cleared_messages: r.clearedMessages,
     summary_tokens: r.summaryTokens,
     full_skipped: r.fullSkipped,
+    recall_skipped: r.recallSkipped,
+    recall_hops: recallCost(r.results),
     by_kind: Object.fromEntries(PROBE_KINDS.map((kind) => [kind, group(r.results.filter((x) => x.probe.kind === kind))])),
     by_eviction: Object.fromEntries(EVICTIONS.map((how) => [how, group(r.results.filter((x) => x.evicted === how))])),
     results: r.results.map((x) => ({
@@ -94,7 +145,7 @@ export function reportJson(r: EvalReport): Record<string, unknown> {
       evicted: x.evicted,
       question: x.probe.question,
       expected: x.probe.expected,
-      ...Object.fromEntries(VIEWS.map((v) => [v, x[v] && { passed: x[v].passed, answer: x[v].text }])),
+      ...Object.fromEntries(VIEWS.map((v) => [v, x[v] && { passed: x[v].passed, answer: x[v].text, ...(v === 'with_recall' ? { recalls: x[v].recalls ?? 0 } : {}) }])),
     })),
   };
 }
@@ -120,7 +171,7 @@ function evictedLine(r: EvalReport): string {
 export function reportTable(r: EvalReport): string {
   const probeTokens = (view: View) => r.results.reduce((sum, x) => sum + (x[view]?.promptTokens ?? 0), 0);
   const row = (label: string, of: readonly ProbeResult[]) => [label, ...VIEWS.map((v) => score(of, v))];
-  const viewTokens: Record<View, number> = { compacted: r.tokensCompacted, full: r.tokensFull };
+  const viewTokens: Record<View, number> = { compacted: r.tokensCompacted, with_recall: r.tokensCompacted, full: r.tokensFull };
   const rows: string[][] = [
     ['', ...VIEWS.map((v) => VIEW_TITLES[v])],
     ['prompt tokens', ...VIEWS.map((v) => n(viewTokens[v]))],
@@ -152,6 +203,19 @@ export function reportTable(r: EvalReport): string {
     `ledger: ${n(r.ledgerCounts.appended)} identifiers appended by recap, ${n(r.ledgerCounts.kept)} kept by the summarizer, ${n(r.ledgerCounts.dropped)} dropped for size`,
     `probing cost ${n(probeTokens('compacted'))} prompt tokens through recap${r.fullSkipped ? '' : ` and ${n(probeTokens('full'))} with the full history`}`,
   ];
+  const cost = recallCost(r.results);
+  if (cost) lines.push(recallLine(cost));
+  if (r.recallSkipped) lines.push(`not asked with recap_recall: ${r.recallSkipped}`);
   if (r.fullSkipped) lines.push(`full history not asked: ${r.fullSkipped}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** "recap_recall: 9 calls in 8 of 12 probes, 0.75 hops a probe; each recall +1,234 upstream tokens, +35 ms". */
+function recallLine(c: RecallCost): string {
+  const each = [
+    c.extra_upstream_tokens_per_recall === null ? null : `${c.extra_upstream_tokens_per_recall >= 0 ? '+' : ''}${n(c.extra_upstream_tokens_per_recall)} upstream tokens`,
+    c.extra_ms_per_recall === null ? null : `${c.extra_ms_per_recall >= 0 ? '+' : ''}${n(c.extra_ms_per_recall)} ms`,
+  ].filter((x) => x !== null);
+  const hops = `${plural(c.hops, 'hop')} (${c.hops_per_probe} a probe)`;
+  return `recap_recall: ${plural(c.calls, 'call')} in ${n(c.probes_recalling)} probes, ${hops}${each.length > 0 ? `; each recall ${each.join(', ')}` : ''}`;
 }

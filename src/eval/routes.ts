@@ -20,13 +20,31 @@ export interface EvalRoute {
   messages(body: EvalBody): ChatMessage[];
   /** How many leading items are pinned instructions (checkpoint indices count from after them). */
   pinned(body: EvalBody): number;
-  /** The conversation with the probe as its last user message; a tool call would not answer it. */
-  withProbe(body: EvalBody, question: string): EvalBody;
+  /**
+   * The conversation with the probe as its last user message. `none`: the client's tools may not
+   * be called (a tool call would not answer it); `auto`: they may, as an agent asks, so that recap
+   * offers recap_recall (it does not beside tool_choice none).
+   */
+  withProbe(body: EvalBody, question: string, tools?: 'none' | 'auto'): EvalBody;
   /** The model's text in a reply ('' when it called tools or said nothing). */
   answerText(reply: unknown): string;
+  /** Input plus output tokens of the reply's usage, or null without one. */
+  usageTokens(reply: unknown): number | null;
 }
 
-const withoutTools = (body: EvalBody): Record<string, unknown> => (Array.isArray(body.tools) && body.tools.length > 0 ? { tool_choice: 'none' } : {});
+/** The probe's tool_choice: none or auto where the body offers tools; none at all without tools (an upstream refuses a tool_choice alone). */
+function withToolChoice(body: EvalBody, tools: 'none' | 'auto'): EvalBody {
+  const { tool_choice: _choice, ...rest } = body;
+  const offers = Array.isArray(body.tools) && body.tools.length > 0;
+  return (offers ? { ...rest, tool_choice: tools } : rest) as EvalBody;
+}
+
+function usageTotal(reply: unknown, input: string, output: string): number | null {
+  const usage = (reply as { usage?: Record<string, unknown> } | null)?.usage;
+  const a = usage?.[input];
+  const b = usage?.[output];
+  return typeof a === 'number' && typeof b === 'number' ? a + b : null;
+}
 
 export const chatRoute: EvalRoute = {
   name: 'chat',
@@ -40,11 +58,12 @@ export const chatRoute: EvalRoute = {
     while (n < messages.length && (messages[n]!.role === 'system' || messages[n]!.role === 'developer')) n++;
     return n;
   },
-  withProbe: (body, question) => ({ ...body, messages: [...(body.messages as ChatMessage[]), { role: 'user', content: question }], ...withoutTools(body) }),
+  withProbe: (body, question, tools = 'none') => withToolChoice({ ...body, messages: [...(body.messages as ChatMessage[]), { role: 'user', content: question }] }, tools),
   answerText(reply) {
     const content = (reply as { choices?: { message?: { content?: unknown } }[] } | null)?.choices?.[0]?.message?.content;
     return typeof content === 'string' ? content : '';
   },
+  usageTokens: (reply) => usageTotal(reply, 'prompt_tokens', 'completion_tokens'),
 };
 
 export const responsesRoute: EvalRoute = {
@@ -59,7 +78,7 @@ export const responsesRoute: EvalRoute = {
     while (n < items.length && describeResponseItem(items[n]!).kind === 'instruction') n++;
     return n;
   },
-  withProbe: (body, question) => ({ ...body, input: [...(body.input as ResponseItem[]), { role: 'user', content: question }], ...withoutTools(body) }),
+  withProbe: (body, question, tools = 'none') => withToolChoice({ ...body, input: [...(body.input as ResponseItem[]), { role: 'user', content: question }] }, tools),
   answerText(reply) {
     const output = (reply as { output?: unknown } | null)?.output;
     if (!Array.isArray(output)) return '';
@@ -69,4 +88,5 @@ export const responsesRoute: EvalRoute = {
       .map((p: { text: string }) => p.text)
       .join('');
   },
+  usageTokens: (reply) => usageTotal(reply, 'input_tokens', 'output_tokens'),
 };

@@ -5,9 +5,9 @@ import { type RunningRecap, startRecap } from '../main.js';
 import { createLogger } from '../observability/logger.js';
 import { type OutputLimits, resolveBudget } from '../tokens/budget.js';
 import { AnswerError, getJson, postJson } from './ask.js';
+import { askProbe } from './ask-probe.js';
 import { type Conversation, readConversation } from './conversation-file.js';
 import { evictedBy, furthest, type InspectedCheckpoint } from './evicted.js';
-import { passes } from './grade.js';
 import { LineCapture } from './log-capture.js';
 import { buildProbes } from './probes.js';
 import type { Answer, EvalReport, ProbeResult } from './report.js';
@@ -18,7 +18,8 @@ import { DEFAULT_MAX_PROBES } from './usage.js';
 // request (on the route its body is for: chat completions or Responses) and compacts exactly as a
 // real request would, the inspection endpoint tells what was evicted (summarized, or cleared tool
 // results), and each probe is asked through recap (which reuses its checkpoint: the model sees
-// recap's view) and straight to the upstream with the whole history, when that fits the window.
+// recap's view), once with recall off and once with recap_recall offered (when the model's config
+// has recall on), and straight to the upstream with the whole history, when that fits the window.
 
 export interface EvalOptions {
   file: string;
@@ -26,6 +27,8 @@ export interface EvalOptions {
   maxProbes?: number;
   /** The bearer credential the eval sends: the tenant, and the upstream's key when it has no api_key. */
   credential?: string;
+  /** The window the full history is asked within (default the model's): a benchmark's fake upstream has none. */
+  fullContextWindow?: number;
   progress?: (line: string) => void;
 }
 
@@ -37,18 +40,25 @@ export async function runEval(opts: EvalOptions): Promise<EvalReport> {
   if (!model) throw new Error(`${opts.file}: no entry of the config's models matches "${name}"`);
   if (model.compaction.strategy === 'off') throw new Error(`model "${name}" (config "${model.match}") has compaction.strategy off: recap evicts nothing from it`);
   const logs = new LineCapture();
-  const recap = await startRecap(evalConfig(opts.config), { port: 0, host: '127.0.0.1', logger: createLogger('warn', logs) });
+  const config = evalConfig(opts.config);
+  // The very object recap resolves for this model: the probes asked without recall turn it off.
+  const served = createModelResolver(config.models)(name)!;
+  const recap = await startRecap(config, { port: 0, host: '127.0.0.1', logger: createLogger('warn', logs) });
   try {
-    return await evaluate({ ...opts, progress }, conversation, model, recap, logs);
+    return await evaluate({ ...opts, progress }, conversation, served, recap, logs);
   } finally {
     await recap.close();
   }
 }
 
-/** The user's config, but self-contained: in-memory store, no background jobs, loopback, quiet. */
+/**
+ * The user's config, but self-contained: in-memory store, no background jobs, loopback, quiet; its
+ * models are the eval's own copies, since it switches their recall on and off between probes.
+ */
 function evalConfig(config: Config): Config {
   return {
     ...config,
+    models: config.models.map((m) => ({ ...m, recall: { ...m.recall } })),
     server: { ...config.server, host: '127.0.0.1', port: 0, secret: config.server.secret ?? randomBytes(24).toString('base64url') },
     store: { ...config.store, url: undefined },
     background: { ...config.background, enabled: false },
@@ -91,39 +101,53 @@ async function evaluate(
   const upstream = opts.config.upstreams[model.upstream]!;
   const direct = { url: `${upstream.base_url.replace(/\/+$/, '')}${route.upstreamPath}`, authorization: `Bearer ${upstream.api_key ?? credential}` };
   const reserved = resolveBudget(model, request as OutputLimits, 0).outputReservation;
+  const recallOn = model.recall.enabled;
+  const recallSkipped = recallOn ? null : `recall is off for model "${body.model}" (config "${model.match}": recall.enabled false)`;
+  // Continuations recap sent: the sum of its hops histogram.
+  const hopsSent = async () => (await recap.runtime.metrics.recallHops.get()).values.filter((v) => v.metricName?.endsWith('_sum')).reduce((n, v) => n + v.value, 0);
   let fullSkipped: string | null = null;
   const results: ProbeResult[] = [];
   for (const [i, probe] of probes.entries()) {
     opts.progress(`probe ${i + 1}/${probes.length} (${probe.kind})`);
+    const asking = { url, headers, route, expected: probe.expected, promptTokens: (r: { headers: Headers }) => Number(r.headers.get('x-recap-tokens-out')) };
     const asked = route.withProbe(request as typeof body, probe.question);
-    const viaRecap = await postJson('recap', url, asked, headers);
-    const answer = (reply: unknown, promptTokens: number): Answer => {
-      const text = route.answerText(reply);
-      return { text, passed: passes(text, probe.expected), promptTokens };
-    };
+    model.recall.enabled = false;
+    const { answer: compacted, reply: viaRecap } = await askProbe({ ...asking, what: 'recap', body: asked });
+    model.recall.enabled = recallOn;
+    let withRecall: Answer | null = null;
+    if (recallOn) {
+      const before = await hopsSent();
+      withRecall = (await askProbe({ ...asking, what: 'recap', body: route.withProbe(request as typeof body, probe.question, 'auto') })).answer;
+      withRecall.hops = (await hopsSent()) - before;
+    }
     const tokensIn = Number(viaRecap.headers.get('x-recap-tokens-in'));
     // recap's count of the whole history with the probe: the upstream is not asked what cannot fit.
-    if (fullSkipped === null && tokensIn + reserved > model.context_window)
-      fullSkipped = `the full history (${tokensIn} tokens + ${reserved} for the reply) does not fit the ${model.context_window}-token context window`;
+    const window = opts.fullContextWindow ?? model.context_window;
+    if (fullSkipped === null && tokensIn + reserved > window)
+      fullSkipped = `the full history (${tokensIn} tokens + ${reserved} for the reply) does not fit the ${window}-token context window`;
     let full: Answer | null = null;
     if (fullSkipped === null) {
       try {
-        full = answer((await postJson(`upstream "${model.upstream}"`, direct.url, asked, { authorization: direct.authorization })).json, tokensIn);
+        full = (
+          await askProbe({
+            ...asking,
+            what: `upstream "${model.upstream}"`,
+            url: direct.url,
+            headers: { authorization: direct.authorization },
+            body: asked,
+            promptTokens: () => tokensIn,
+          })
+        ).answer;
       } catch (err) {
         if (!(err instanceof AnswerError && err.contextTooLong)) throw err;
         fullSkipped = `the upstream refused the full history as too long (${err.status})`;
       }
     }
-    results.push({ probe, evicted: evicted[probe.message]!.how, compacted: answer(viaRecap.json, Number(viaRecap.headers.get('x-recap-tokens-out'))), full });
+    results.push({ probe, evicted: evicted[probe.message]!.how, compacted, with_recall: withRecall, full });
   }
   if (fullSkipped !== null) for (const r of results) r.full = null;
 
   const metrics = recap.runtime.metrics;
-  const sum = async (
-    metric: { get(): Promise<{ values: { labels: Record<string, unknown>; value: number }[] }> },
-    where: (labels: Record<string, unknown>) => boolean = () => true,
-  ) => (await metric.get()).values.filter((v) => where(v.labels)).reduce((s, v) => s + v.value, 0);
-  const ledgerOf = (outcome: string) => sum(metrics.ledgerIdentifiers, (l) => l.model === model.match && l.outcome === outcome);
   return {
     file: opts.file,
     route: route.name,
@@ -141,8 +165,21 @@ async function evaluate(
     summarizerTokens: await sum(metrics.summarizerTokens),
     ledgerCounts: { kept: await ledgerOf('kept'), appended: await ledgerOf('appended'), dropped: await ledgerOf('dropped') },
     fullSkipped,
+    recallSkipped,
     results,
   };
+
+  async function ledgerOf(outcome: string) {
+    return sum(metrics.ledgerIdentifiers, (l) => l.model === model.match && l.outcome === outcome);
+  }
+}
+
+/** The sum of a metric's values (those whose labels `where` picks). */
+async function sum(
+  metric: { get(): Promise<{ values: { labels: Record<string, unknown>; value: number }[] }> },
+  where: (labels: Record<string, unknown>) => boolean = () => true,
+): Promise<number> {
+  return (await metric.get()).values.filter((v) => where(v.labels)).reduce((s, v) => s + v.value, 0);
 }
 
 /**

@@ -3,19 +3,22 @@ import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { callerOf, mayUse } from '../auth/caller.js';
 import { refuseOtherModels } from '../auth/model-gate.js';
-import { type RequestLog, clientField } from '../observability/request-log.js';
 import type { ModelConfig } from '../config/config.js';
-import type { AppDeps } from '../runtime/deps.js';
-import { RecapError, errors, sendError } from '../errors.js';
+import { errors, RecapError, sendError } from '../errors.js';
+import { clientField, type RequestLog } from '../observability/request-log.js';
 import type { RouteCompaction } from '../pipeline/prepare.js';
 import type { RoutePlan } from '../pipeline/route-plan.js';
-import { type Pause, SLICE_MS, createSlicer } from '../slicing/slicer.js';
+import { recallTurn } from '../recall/hops.js';
+import { recallReply } from '../recall/reply.js';
+import type { RecallWire } from '../recall/wire.js';
+import type { AppDeps } from '../runtime/deps.js';
+import { createSlicer, type Pause, SLICE_MS } from '../slicing/slicer.js';
 import type { Upstream } from '../upstream/client.js';
 import { upstreamRequestHeaders } from '../upstream/headers.js';
 import { requestAbort } from './client-abort.js';
 import { readBody } from './read-body.js';
 import { sendUpstreamResponse } from './send-upstream-response.js';
-import { type StreamEndRule, isEventStream, judgeStreamEnd } from './stream-end.js';
+import { isEventStream, judgeStreamEnd, type StreamEndRule } from './stream-end.js';
 
 /** What a compacting route (chat completions, responses) is made of: its wire format's part. */
 export interface WireRoute<B extends { model: string }, T, P extends { body: B } = { body: B }> {
@@ -35,6 +38,8 @@ export interface WireRoute<B extends { model: string }, T, P extends { body: B }
   withView(parsed: P, view: T[]): Buffer;
   /** Which events end the route's streams, successfully or not: only a stream that ended successfully is a complete turn. */
   streamEnd: StreamEndRule;
+  /** How the route injects and answers recap_recall (rule 13); a route without it is never offered recall. */
+  recall?: RecallWire<T, P>;
 }
 
 /** A compacting route, as the request path of DESIGN.md reads top to bottom. */
@@ -95,21 +100,33 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
         await nextMacrotask();
       }
       plan = await route.compaction.prepare({ req, body, model, signal, log, forwardedFirst: early !== undefined, bytes: raw.length });
-      const response = await (early ?? forward(upstream, req, plan.view ? route.withView(parsed, plan.view) : raw, signal, log));
+      const { view } = plan;
+      // A view that leaves something out goes with recap_recall, which recap answers inside the reply (rule 13).
+      const recall = view && plan.recall && route.recall ? { wire: route.recall, turn: recallTurn(plan.recall, route.recall, view, deps, log) } : undefined;
+      const forwarded = view ? (recall ? recall.wire.body(parsed, view) : route.withView(parsed, view)) : raw;
+      const first = await (early ?? forward(upstream, req, forwarded, signal, log));
 
-      const observer = plan.observe(response.statusCode, response.headers);
+      const observer = plan.observe(first.statusCode, first.headers);
+      const response = recall
+        ? await recallReply({ first, ...recall, parsed, upstream: upstream.name, observeFirst: observer?.onChunk, send: (next) => forward(upstream, req, next, signal, log) })
+        : first;
+      // A reply with recalls in it was observed hop by hop: calibration reads its first hop only.
+      const watch = recall ? undefined : observer;
       const ending = response.statusCode < 300 && isEventStream(response.headers) ? judgeStreamEnd(route.streamEnd) : undefined;
+      // A stream's headers leave before its recalls are known; a whole reply's say how many were answered.
+      const recallHeaders: Record<string, string> = recall && !ending ? { 'x-recap-recalls': String(recall.turn.answered) } : {};
       const sent = await sendUpstreamResponse(res, response, {
         upstream: upstream.name,
-        extraHeaders: plan.headers,
+        extraHeaders: { ...plan.headers, ...recallHeaders },
         observe: ending
           ? (chunk) => {
-              observer?.onChunk(chunk);
+              watch?.onChunk(chunk);
               ending.feed(chunk);
             }
-          : observer?.onChunk,
+          : watch?.onChunk,
         clientStallMs: config.server.client_stall_ms,
       });
+      recall?.turn.finish();
       // A stream that ended in an error event (or without its API's end) is a turn the client did not get.
       const outcome = sent === 'complete' && ending && !ending.succeeded() ? 'upstream_stream_failed' : sent;
       log.outcome = outcome;

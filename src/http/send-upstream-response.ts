@@ -1,6 +1,6 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import type { Dispatcher } from 'undici';
 import { RecapError, sseErrorEvent } from '../errors.js';
 import { upstreamFailure } from '../upstream/client.js';
 import { clientResponseHeaders } from '../upstream/headers.js';
@@ -21,6 +21,13 @@ export interface SendOptions {
   clientStallMs: number;
 }
 
+/** What is relayed: an upstream's response, or a reply recap composed from several (recall/). */
+export interface UpstreamReply {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  body: Readable;
+}
+
 export type SendOutcome = 'complete' | 'client_closed' | 'client_stalled' | 'upstream_broken' | 'upstream_timeout';
 
 /**
@@ -34,7 +41,7 @@ export type SendOutcome = 'complete' | 'client_closed' | 'client_stalled' | 'ups
  * two events ends with an error event in OpenAI's shape, which SDKs raise. A client that leaves
  * destroys the upstream body (and so the upstream request) with it.
  */
-export async function sendUpstreamResponse(res: ServerResponse, upstream: Dispatcher.ResponseData, opts: SendOptions): Promise<SendOutcome> {
+export async function sendUpstreamResponse(res: ServerResponse, upstream: UpstreamReply, opts: SendOptions): Promise<SendOutcome> {
   const headers = clientResponseHeaders(upstream.headers);
   for (const [name, value] of Object.entries(opts.extraHeaders ?? {})) headers[name] = value;
   const start = () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { noPause } from '../slicing/slicer.js';
 import { readChatRequest } from '../chat/parse-request.js';
-import { spliceArray, withMember } from './splice.js';
 import type { ChatMessage } from '../messages/types.js';
+import { noPause } from '../slicing/slicer.js';
+import { appendToArrayMember, replaceDocumentMembers, spliceArray, withMember } from './splice.js';
 
 const CLIENT = `{ "seed" : 9007199254740993,
   "messages": [ {"role":"system","content":"be brief"} ,
@@ -57,5 +57,25 @@ describe('withMember (an item recap changed one member of)', () => {
 
   it('is serialized whole when its base is not one of the client’s items', async () => {
     expect(await splice('{"role":"tool","n":1e400}', (m) => withMember({ ...m }, 'content', 's'))).toBe('{"model":"m","messages":[{"role":"tool","n":null,"content":"s"}]}');
+  });
+});
+
+describe('appendToArrayMember and replaceDocumentMembers', () => {
+  const tool = '{"type":"function","function":{"name":"t"}}';
+  it('appends after the client’s own elements, keeping every other byte', () => {
+    const raw = Buffer.from('{ "seed": 9007199254740993, "tools": [ {"a":1e400} ] , "model":"m" }');
+    expect(appendToArrayMember(raw, 'tools', tool).toString()).toBe(`{ "seed": 9007199254740993, "tools": [ {"a":1e400} ,${tool}] , "model":"m" }`);
+    expect(appendToArrayMember(Buffer.from('{"tools":[ ]}'), 'tools', tool).toString()).toBe(`{"tools":[ ${tool}]}`);
+  });
+
+  it('adds the member when it is absent or null', () => {
+    expect(appendToArrayMember(Buffer.from('{"model":"m" }'), 'tools', tool).toString()).toBe(`{"model":"m" ,"tools":[${tool}]}`);
+    expect(appendToArrayMember(Buffer.from('{}'), 'tools', tool).toString()).toBe(`{"tools":[${tool}]}`);
+    expect(appendToArrayMember(Buffer.from('{"tools":null}'), 'tools', tool).toString()).toBe(`{"tools":[${tool}]}`);
+  });
+
+  it('replaces one member’s value and leaves the rest as written', () => {
+    const raw = Buffer.from('{"id":"x", "n": 1e400, "usage": {"prompt_tokens": 1}}\n');
+    expect(replaceDocumentMembers(raw, new Map([['usage', { prompt_tokens: 3 }]])).toString()).toBe('{"id":"x", "n": 1e400, "usage": {"prompt_tokens":3}}\n');
   });
 });

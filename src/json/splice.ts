@@ -1,5 +1,5 @@
 import type { JsonBody } from './body.js';
-import { type Span, arrayElements, objectMembers } from './scan.js';
+import { arrayElements, documentMembers, OPEN_ARRAY, objectMembers, type Span, skipWhitespace } from './scan.js';
 import { stringifyJson } from './stringify.js';
 
 // DESIGN rule 12: when recap rewrites a request, only the array it compacts (`messages`, `input`)
@@ -68,4 +68,34 @@ export function spliceArray<T extends object>(body: JsonBody, key: string, origi
   });
   parts.push(Buffer.from(']'), raw.subarray(member.value.end));
   return Buffer.concat(parts);
+}
+
+/**
+ * A whole-document object's bytes with one element (already JSON text) appended to its array
+ * member `key`: after the client's own elements, each as written; a member that is absent or null
+ * becomes an array of that element alone. Nothing else changes (rule 12).
+ */
+export function appendToArrayMember(raw: Buffer, key: string, elementJson: string): Buffer {
+  const open = skipWhitespace(raw, 0);
+  const members = documentMembers(raw);
+  const member = members.find((m) => m.key === key);
+  const element = Buffer.from(elementJson);
+  if (!member) {
+    const close = objectMembers(raw, open).end - 1;
+    const separator = members.length > 0 ? ',' : '';
+    return Buffer.concat([raw.subarray(0, close), Buffer.from(`${separator}${JSON.stringify(key)}:[`), element, Buffer.from(']'), raw.subarray(close)]);
+  }
+  if (raw[member.value.start] !== OPEN_ARRAY) {
+    return Buffer.concat([raw.subarray(0, member.value.start), Buffer.from('['), element, Buffer.from(']'), raw.subarray(member.value.end)]);
+  }
+  const close = member.value.end - 1;
+  const empty = skipWhitespace(raw, member.value.start + 1) === close;
+  return Buffer.concat([raw.subarray(0, close), Buffer.from(empty ? '' : ','), element, raw.subarray(close)]);
+}
+
+/** A whole-document object's bytes with the values of `values`' members replaced (members it lacks added first). */
+export function replaceDocumentMembers(raw: Buffer, values: ReadonlyMap<string, unknown>): Buffer {
+  const open = skipWhitespace(raw, 0);
+  const end = objectMembers(raw, open).end;
+  return Buffer.concat([raw.subarray(0, open), replaceMembers(raw, { start: open, end }, values), raw.subarray(end)]);
 }

@@ -78,6 +78,19 @@ export function createMetrics() {
       help: 'Identifiers of new summaries: kept by the summarizer, appended by recap in the ledger, dropped for size',
       labelNames: ['model', 'outcome'],
     }),
+    recalls: new Counter({
+      ...r,
+      name: 'recap_recalls_total',
+      help: 'recap_recall calls recap answered, by outcome: handle, passages, nothing, bad_arguments, no_room',
+      labelNames: ['model', 'outcome'],
+    }),
+    recallHops: new Histogram({
+      ...r,
+      name: 'recap_recall_hops',
+      help: 'Continuations sent for one reply that called recap_recall',
+      labelNames: ['model'],
+      buckets: [1, 2, 3, 5, 10],
+    }),
     calibration: new Gauge({
       ...r,
       name: 'recap_calibration_ratio',

@@ -41,6 +41,8 @@ export interface AnalysisInput<T> {
   countItem(item: T): number;
   wire: WireItems<T>;
   codec: SummaryCodec;
+  /** The request offers recap_recall: stubs say their content can be recalled (rule 13). */
+  recall?: boolean;
   /** Audit mode: a projected summary (PROJECTED_SUMMARY) counts as this many tokens of text. */
   projectedSummaryTokens?: number;
 }
@@ -85,7 +87,7 @@ export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
   const clearedItem = (i: number): T => {
     let item = cleared.get(i);
     if (item === undefined) {
-      item = wire.cleared(rest[i]!, toolNameOf(i), restTokens[i]!);
+      item = wire.cleared(rest[i]!, toolNameOf(i), restTokens[i]!, input.recall ?? false);
       cleared.set(i, item);
     }
     return item;

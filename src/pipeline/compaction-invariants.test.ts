@@ -325,6 +325,39 @@ describe('compaction invariants on generated conversations, through the request 
     expect(() => expectInvariants({ conversation, knobs, stored: [] }, messages, { ...outcome, view: outcome.view.filter((m) => m !== task) })).toThrow();
   });
 
+  it('clear now and leave the summary to background preparation when clearing alone gets under the trigger line', async () => {
+    // 1,620 tokens over a budget of 1,000; clearing every result but the newest step's leaves 900:
+    // not under the target (500), so a summary is due, but under the trigger, so it can wait.
+    const messages: ChatMessage[] = [{ role: 'user', content: 'Audit the ten services.', tokens: 20 }];
+    for (let i = 0; i < 10; i++) {
+      messages.push({
+        role: 'assistant',
+        content: `Checking service ${i}.`,
+        tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: 'lookup', arguments: '{}' } }],
+        tokens: 60,
+      });
+      messages.push({ role: 'tool', tool_call_id: `call_${i}`, content: `result ${i}`, tokens: 100 });
+    }
+    const knobs: Knobs = {
+      budget: 1000,
+      trigger: 1.0,
+      target: 0.5,
+      summaryMax: 100,
+      keepInstructions: true,
+      taskShare: 0,
+      clearing: { keepLastSteps: 1, minTokens: 30 },
+      reply: 'The agent checked ten services.',
+      caller: 'accepted',
+      background: true,
+    };
+    const outcome = await withSession(knobs, (session) => session.send(messages));
+    expect(outcome.action).toBe('compacted');
+    expect(outcome.inlineCalls).toBe(0);
+    expect(outcome.view.filter(isStub)).toHaveLength(9);
+    expect(outcome.view.some((m) => codec.summaryTextOf(m) !== null)).toBe(false);
+    expectInvariants({ conversation: { messages, pinned: [], clientSummary: null }, knobs, stored: [] }, messages, outcome);
+  });
+
   it('include a case that can fail: a view that drops the pinned messages is caught', async () => {
     const s = fc.sample(
       scenario.filter((x) => x.conversation.pinned.length > 0),

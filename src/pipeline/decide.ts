@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { viewTokensSteps } from '../compaction/layout.js';
 import { type Cut, planCompactionSteps, planDegradeSteps, planInterimSteps } from '../compaction/plan.js';
+import type { ViewShape } from '../recall/left-out.js';
 import { runSliced } from '../slicing/slicer.js';
 import { landedOnBranch } from '../store/checkpoints.js';
 import type { Checkpoint, ConversationRecord } from '../store/store.js';
@@ -28,6 +29,8 @@ export interface Decision<T> {
   view: T[] | null;
   /** Tool results shown as stubs, when not those of `base` (a degraded view clears its own). */
   stubs?: number;
+  /** The view's own shape, when not that of `base` (a degraded view drops and clears its own). */
+  shape?: ViewShape;
   /** A compaction by clearing alone: its checkpoint adds no summary (audit mode's `cleared`). */
   clearingOnly?: boolean;
   /** Tokens of the view (items and reply priming; no tool definitions). */
@@ -83,7 +86,7 @@ async function degrade<T>(ctx: StepContext, a: Analysis<T>, base: Base, budget: 
   ctx.deps.logger.warn({ conversation: ctx.log.conversation, reason }, 'compaction degraded: dropping oldest items for this request');
   const view = { covered: cut.covered, kept: cut.kept, cleared: new Set(cut.cleared) };
   const confirm = base.checkpoint?.pendingUntil === undefined ? [] : [base.checkpoint];
-  return { action: 'degraded', base, view: buildView(a, base.summary, view), viewTokens: cut.tokens, stubs: cut.cleared.length, confirm, reason };
+  return { action: 'degraded', base, view: buildView(a, base.summary, view), viewTokens: cut.tokens, stubs: cut.cleared.length, shape: view, confirm, reason };
 }
 
 export async function decide<T>(ctx: StepContext, a: Analysis<T>, budget: number): Promise<Decision<T>> {

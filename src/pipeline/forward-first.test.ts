@@ -1,20 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../config/config.js';
 import { createTokenCounter } from '../tokens/counter.js';
+import { RECALL_TOOL_MAX_TOKENS } from '../recall/tool.js';
 import { canForwardFirst } from './forward-first.js';
 
 const config = parseConfig(
   JSON.stringify({
     upstreams: { a: { base_url: 'http://127.0.0.1:1/v1' } },
     models: [
-      { match: 'small', upstream: 'a', context_window: 1200, max_output_tokens: 200, compaction: { strategy: 'window' } },
-      { match: 'est', upstream: 'a', context_window: 1200, max_output_tokens: 200, encoding: 'estimate', compaction: { strategy: 'window' } },
+      { match: 'small', upstream: 'a', context_window: 1200, max_output_tokens: 200, compaction: { strategy: 'window' }, recall: { enabled: false } },
+      { match: 'est', upstream: 'a', context_window: 1200, max_output_tokens: 200, encoding: 'estimate', compaction: { strategy: 'window' }, recall: { enabled: false } },
+      { match: 'recalling', upstream: 'a', context_window: 1200, max_output_tokens: 200, compaction: { strategy: 'window' } },
     ],
   }),
   'f',
   {},
 );
-const [small, est] = config.models;
+const [small, est, recalling] = config.models;
 const bytes = (b: unknown) => Buffer.byteLength(JSON.stringify(b));
 const counter = createTokenCounter({ encoding: 'o200k_base' });
 
@@ -45,5 +47,11 @@ describe('canForwardFirst', () => {
     expect(canForwardFirst(text, 450, est, {}, ['x-conversation-id'])).toBe(false);
     expect(canForwardFirst(text, 450, small, {}, ['x-conversation-id'])).toBe(true);
     expect(canForwardFirst(text, 1e9, undefined, {}, ['x-conversation-id'])).toBe(true);
+  });
+
+  it('leaves room for recap_recall where it may be injected', () => {
+    const text = { model: 'recalling', messages: [{ role: 'user', content: 'hi' }] };
+    expect(canForwardFirst(text, 0.8 * (1000 - RECALL_TOOL_MAX_TOKENS), recalling, {}, ['x-conversation-id'])).toBe(true);
+    expect(canForwardFirst(text, 0.8 * (1000 - RECALL_TOOL_MAX_TOKENS) + 1, recalling, {}, ['x-conversation-id'])).toBe(false);
   });
 });

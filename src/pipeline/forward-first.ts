@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ModelConfig } from '../config/config.js';
 import { MAX_CONVERSATION_ID_BYTES } from '../conversation/identify.js';
 import type { ChatRequest } from '../messages/types.js';
+import { RECALL_TOOL_MAX_TOKENS } from '../recall/tool.js';
 import { resolveBudget } from '../tokens/budget.js';
 
 // A request that provably needs neither compaction nor preparation is forwarded before recap
@@ -41,5 +42,7 @@ export function canForwardFirst(
   const calibration = (model.calibrate ?? model.encoding === 'estimate') ? MAX_CALIBRATION_FACTOR : 1;
   const bound = rawBytes * calibration * (hasDefinitions ? 2 : 1);
   const { compaction } = model;
-  return bound <= Math.min(compaction.trigger_ratio, compaction.prepare_ratio) * resolveBudget(model, body, 0).budget;
+  // recap_recall, when it may be injected, takes budget too (as calibrated).
+  const recallTool = model.recall.enabled ? calibration * RECALL_TOOL_MAX_TOKENS : 0;
+  return bound <= Math.min(compaction.trigger_ratio, compaction.prepare_ratio) * resolveBudget(model, body, recallTool).budget;
 }

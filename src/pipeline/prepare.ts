@@ -4,12 +4,13 @@ import { summaryCodec } from '../compaction/summary-message.js';
 import type { ModelConfig } from '../config/config.js';
 import { credentialOf, type Identity } from '../conversation/identify.js';
 import type { RequestLog } from '../observability/request-log.js';
+import { leavesOut, type RecallSession, recallSession } from '../recall/session.js';
 import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
 import type { Budget } from '../tokens/budget.js';
 import type { TokenCounter } from '../tokens/counter.js';
-import { analyzeSteps } from './analyze.js';
+import { type Analysis, analyzeSteps } from './analyze.js';
 import { auditKey } from './audit.js';
-import { decide } from './decide.js';
+import { type Decision, decide } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { createRoutePlan, type PlanTokens, type RoutePlan } from './route-plan.js';
 import { type StepContext, summarizerRecorder } from './step-context.js';
@@ -48,10 +49,16 @@ export function planUntouched<T>(deps: PipelineDeps, input: PrepareInput, tokens
   return createRoutePlan({ deps, log: input.log, tokens, model: input.model, budget, identity });
 }
 
+/** A request that may be offered recap_recall (recall/offer.ts): what its tool definition costs. */
+export interface RecallOffer {
+  toolTokens: number;
+  rawToolTokens: number;
+}
+
 export async function planCompaction<T>(
   deps: PipelineDeps,
   input: PrepareInput & { model: ModelConfig },
-  request: { items: readonly T[]; wire: WireItems<T>; identity: Identity; counted: CountedItems<T>; budget: Budget },
+  request: { items: readonly T[]; wire: WireItems<T>; identity: Identity; counted: CountedItems<T>; budget: Budget; recall?: RecallOffer | undefined },
 ): Promise<RoutePlan<T>> {
   const { model, log } = input;
   const { identity, counted, budget } = request;
@@ -70,13 +77,32 @@ export async function planCompaction<T>(
       primingTokens: counted.fixedTokens,
       countItem: counted.countItem,
       wire: request.wire,
-      codec: summaryCodec(deps.secret, identity.tenant),
+      codec: summaryCodec(deps.secret, identity.tenant, { recall: request.recall !== undefined }),
+      recall: request.recall !== undefined,
       ...(ctx.audit ? { projectedSummaryTokens: model.compaction.summary_max_tokens } : {}),
     }),
     ctx.pause,
   );
   const decision = await decide(ctx, a, budget.budget);
-  return createRoutePlan({ deps, log, tokens: counted, model, budget, identity, compaction: { ctx, a, decision, budget: budget.budget, bytes: input.bytes } });
+  const recall = request.recall && recallFor(a, decision, model, counted, budget, request.recall);
+  return createRoutePlan({ deps, log, tokens: counted, model, budget, identity, compaction: { ctx, a, decision, budget: budget.budget, bytes: input.bytes }, recall });
+}
+
+/** The recall session of a view that leaves something out (rule 13), else undefined: the tool is injected only then. */
+function recallFor<T>(a: Analysis<T>, decision: Decision<T>, model: ModelConfig, counted: CountedItems<T>, budget: Budget, offer: RecallOffer): RecallSession<T> | undefined {
+  const shape = decision.shape ?? decision.base;
+  if (decision.view === null || model.compaction.mode === 'audit' || !leavesOut(shape)) return undefined;
+  return recallSession({
+    modelLabel: model.match,
+    recall: model.recall,
+    items: { rest: a.rest, offset: a.seg.pinnedCount, describe: a.wire.describe, asChat: a.wire.asChat },
+    shape,
+    room: budget.prompt - (decision.viewTokens + counted.toolsTokens + offer.toolTokens),
+    toolTokens: offer.toolTokens,
+    rawToolTokens: offer.rawToolTokens,
+    countItem: counted.countItem,
+    countText: counted.counter.countText,
+  });
 }
 
 function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig, counter: TokenCounter, identity: Identity): StepContext {

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ModelConfig } from '../config/config.js';
 import type { Identity } from '../conversation/identify.js';
 import type { RequestLog } from '../observability/request-log.js';
+import type { RecallSession } from '../recall/session.js';
 import type { Budget } from '../tokens/budget.js';
 import type { Analysis } from './analyze.js';
 import { auditActionOf } from './audit.js';
@@ -26,6 +27,8 @@ export interface ResponseObserver {
 export interface RoutePlan<T> {
   /** The items to send upstream, or null to forward the client's bytes untouched. */
   view: T[] | null;
+  /** Set when the view goes with recap_recall injected: what answering its calls needs (rule 13). */
+  recall?: RecallSession<T> | undefined;
   headers: Record<string, string>;
   /** The upstream answered with these headers: what watches its body go by (usage, for calibration). */
   observe(status: number, headers: IncomingHttpHeaders): ResponseObserver | undefined;
@@ -54,16 +57,18 @@ export interface PlanInput<T> {
   identity?: Identity;
   /** Absent when the model has no compaction (unconfigured or strategy off); `budget`: the messages' (tools taken out). */
   compaction?: { ctx: StepContext; a: Analysis<T>; decision: Decision<T>; budget: number; bytes: number };
+  /** The view goes with recap_recall injected. */
+  recall?: RecallSession<T> | undefined;
 }
 
-export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity, compaction }: PlanInput<T>): RoutePlan<T> {
+export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity, compaction, recall }: PlanInput<T>): RoutePlan<T> {
   const decision = compaction?.decision;
   // Audit mode (audit.ts): the decision is what enforcing would have done, the client's bytes go.
   const audit = model?.compaction.mode === 'audit';
   const view = audit ? null : (decision?.view ?? null);
   const action = audit ? 'none' : (decision?.action ?? 'none');
   // What the decision's view holds: forwarded, or in audit mode projected.
-  const planned = decision?.view ? decision.viewTokens + tokens.toolsTokens : tokens.tokensIn;
+  const planned = decision?.view ? decision.viewTokens + tokens.toolsTokens + (recall?.toolTokens ?? 0) : tokens.tokensIn;
   const tokensOut = view ? planned : tokens.tokensIn;
   const label = model?.match ?? 'unconfigured';
   deps.metrics.actions.inc({ model: label, action });
@@ -108,6 +113,7 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
 
   return {
     view,
+    recall,
     headers,
     observe(status, responseHeaders) {
       // Only models that calibrate need the reported usage; the others skip reading the reply.
@@ -127,7 +133,7 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
         await release();
       }
       const reported = observer?.promptTokens();
-      if (model && reported !== undefined) deps.tokens.observe(model, tokens.rawOut(view), reported);
+      if (model && reported !== undefined) deps.tokens.observe(model, tokens.rawOut(view) + (recall?.rawToolTokens ?? 0), reported);
       if (ok && compaction) deps.background.consider(compaction.ctx, compaction.a, compaction.decision, compaction.budget, compaction.bytes);
     },
     abandon: takeBack,

@@ -5,6 +5,7 @@ import type { ChatMessage } from '../messages/types.js';
 import type { CountedItems } from '../pipeline/prepare.js';
 import type { TokenService } from '../pipeline/token-service.js';
 import { oncePerItem } from '../seen/once-per-item.js';
+import type { TokenCounter } from '../tokens/counter.js';
 import { asChatMessage } from './items.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
@@ -46,6 +47,16 @@ const chatToolsOf = oncePerItem((tools: unknown[]): unknown[] =>
   }),
 );
 
+/** Tokens of `tools` as the request's definitions (with its instructions, which the renderer frames with them). */
+export function rawToolsTokens(counter: TokenCounter, body: ResponsesRequest, tools: unknown): number {
+  const instructions = instructionsMessage(body);
+  return counter.countTools({ model: body.model, messages: instructions ? [instructions] : [], tools: asChatTools(tools) });
+}
+
+function instructionsMessage(body: ResponsesRequest): ChatMessage | null {
+  return typeof body.instructions === 'string' && body.instructions !== '' ? { role: 'system', content: body.instructions } : null;
+}
+
 /** The items of a request: its `input` array, or its string input as one user message. */
 export function inputItems(body: ResponsesRequest): ResponseItem[] {
   if (Array.isArray(body.input)) return body.input;
@@ -59,16 +70,16 @@ export async function countResponsesRequest(
   tokens: ItemTokens,
   body: ResponsesRequest,
   model: ModelConfig | undefined,
-): Promise<CountedItems<ResponseItem> & { instructionsTokens: number }> {
+): Promise<CountedItems<ResponseItem> & { instructionsTokens: number; rawTools: number }> {
   const counter = tokens.counterFor(model?.encoding ?? 'o200k_base');
   const scale = tokens.scaleFor(model);
   const items = inputItems(body);
   const hashes = await hashItems(items);
   // The item's own hash keys the token cache: the chat message it amounts to is made only to count it.
   const counted = await counter.countMessagesAsync(items.map(countedAs), hashes);
-  const instructions: ChatMessage | null = typeof body.instructions === 'string' && body.instructions !== '' ? { role: 'system', content: body.instructions } : null;
+  const instructions = instructionsMessage(body);
   const rawInstructions = instructions ? counter.countMessage(instructions) : 0;
-  const rawTools = counter.countTools({ model: body.model, messages: instructions ? [instructions] : [], tools: asChatTools(body.tools) });
+  const rawTools = rawToolsTokens(counter, body, body.tools);
   const perItem = counted.perMessage.map(scale);
   const priming = counted.total - counted.perMessage.reduce((x, y) => x + y, 0);
   const fixedTokens = priming + scale(rawInstructions);
@@ -83,6 +94,7 @@ export async function countResponsesRequest(
     countItem: (item) => scale(counter.countMessage(countedAs(item))),
     tokensIn: perItem.reduce((x, y) => x + y, 0) + fixedTokens + toolsTokens,
     toolsTokens,
+    rawTools,
     rawOut: (view) => (view ? counter.countMessages(view.map(countedAs)).total + rawInstructions + rawTools : rawIn),
   };
 }

@@ -1,8 +1,8 @@
-import type { ChatMessage, ContentPart } from '../messages/types.js';
 import { clearedStubText } from '../compaction/clearing.js';
 import type { NeutralItem } from '../compaction/items.js';
 import { withMember } from '../json/splice.js';
 import { stringifyJson } from '../json/stringify.js';
+import type { ChatMessage, ContentPart } from '../messages/types.js';
 import type { WireItems } from '../pipeline/wire.js';
 import { oncePerItem } from '../seen/once-per-item.js';
 import type { ResponseItem } from './types.js';
@@ -102,10 +102,10 @@ export const responsesWire: WireItems<ResponseItem> = {
     const content = chatParts(item.content);
     return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('\n');
   },
-  cleared(item, toolName, tokens) {
+  cleared(item, toolName, tokens, recall) {
     // Only a text output can be stubbed; any other (a screenshot, say) is left as it is.
     if (typeof item.output !== 'string' && !Array.isArray(item.output)) return item;
-    return withMember(item, 'output', clearedStubText(toolName, str(item.call_id), tokens));
+    return withMember(item, 'output', clearedStubText(toolName, str(item.call_id), tokens, recall));
   },
   asChat: (item) => (kindOf(item) === 'reasoning' ? null : asChatMessage(item)),
 };

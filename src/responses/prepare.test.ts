@@ -6,6 +6,7 @@ import { admit } from '../auth/caller.js';
 import { createModelResolver, parseConfig } from '../config/config.js';
 import { createLogger } from '../observability/logger.js';
 import { newRequestLog } from '../observability/request-log.js';
+import { RESPONSES_RECALL_TOOL_JSON } from '../recall/tool.js';
 import { createRuntime } from '../runtime/runtime.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
@@ -20,7 +21,8 @@ server: { secret: "${'s'.repeat(32)}" }
 upstreams:
   main: { base_url: "http://127.0.0.1:1/v1" }
 models:
-  - { match: "gpt-r", upstream: main, context_window: 20000, max_output_tokens: 2000, compaction: { strategy: summarize, summarizer: { model: sum } } }
+  - { match: "gpt-r", upstream: main, context_window: 20000, max_output_tokens: 2000, compaction: { strategy: summarize, summarizer: { model: sum } }, recall: { enabled: false } }
+  - { match: "gpt-recall", upstream: main, context_window: 20000, max_output_tokens: 2000, compaction: { strategy: summarize, summarizer: { model: sum } } }
   - { match: "gpt-off", upstream: main, context_window: 20000, max_output_tokens: 2000, compaction: { strategy: "off" } }
 `,
   'test.yaml',
@@ -95,6 +97,28 @@ describe('the Responses route before the engine', () => {
     const { plan } = await prepare(over);
     expect(plan.headers['x-recap-action']).toBe('degraded');
     expect(responsesPromptTokens({ ...over, input: plan.view! })).toBeLessThanOrEqual(messagesBudget);
+  });
+
+  it('plans for recap_recall as one more tool where it may be offered, and offers it once the view leaves something out', async () => {
+    const withRecall = chatToolsTokens(INSTRUCTIONS, [...TOOLS, JSON.parse(RESPONSES_RECALL_TOOL_JSON)]);
+    const messagesBudget = 20000 - 19000 - withRecall;
+    const items: ResponseItem[] = [...OPENING];
+    const body = (extra: Partial<ResponsesRequest> = {}) => request([...items], { model: 'gpt-recall', max_output_tokens: 19000, ...extra });
+    while (responsesPromptTokens(body()) <= messagesBudget) {
+      items.push(
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Checked one more pod: restarted with exit code 137.' }] },
+        { role: 'user', content: 'And the next?' },
+      );
+    }
+    const { plan } = await prepare(body());
+    expect(plan.headers['x-recap-action']).toBe('degraded');
+    expect(plan.recall).toBeDefined();
+    // Under the window less the client's tools alone, but over it with recap_recall: compacted all the same.
+    expect(responsesPromptTokens(body())).toBeLessThanOrEqual(20000 - 19000 - chatToolsTokens(INSTRUCTIONS, TOOLS));
+    // Never beside tool_choice none: the budget is the client's tools' alone again, and nothing is offered.
+    const refused = (await prepare(body({ tool_choice: 'none' }))).plan;
+    expect(refused.recall).toBeUndefined();
+    expect(refused.headers['x-recap-action']).toBe('none');
   });
 
   it('names the conversation by its opening: instructions, the leading items and the first user item', async () => {

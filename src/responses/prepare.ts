@@ -1,11 +1,12 @@
 import { callerOf } from '../auth/caller.js';
-import { identifyBy } from '../conversation/identify.js';
 import { jsonItemHash } from '../conversation/canonical.js';
+import { identifyBy } from '../conversation/identify.js';
 import type { PipelineDeps } from '../pipeline/pipeline-deps.js';
-import { type RouteCompaction, planCompaction, planUntouched } from '../pipeline/prepare.js';
+import { planCompaction, planUntouched, type RouteCompaction } from '../pipeline/prepare.js';
 import { countResponsesRequest, inputItems } from './count.js';
 import { responsesWire } from './items.js';
 import { isCompactable } from './parse-request.js';
+import { responsesRecallOffer } from './recall-offer.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
 // The Responses route's part of the request path before the engine: count → identify (the
@@ -30,8 +31,12 @@ export function createResponsesCompaction(deps: PipelineDeps): RouteCompaction<R
       const { body, model, log } = input;
       const counted = await countResponsesRequest(deps.tokens, body, model);
       log.tokensIn = counted.tokensIn;
-      const budget = model ? deps.tokens.budgetFor(model, body, counted.toolsTokens) : undefined;
-      if (!model || budget === undefined || model.compaction.strategy === 'off' || !isCompactable(body)) return planUntouched(deps, input, counted, budget);
+      if (!model || model.compaction.strategy === 'off' || !isCompactable(body)) {
+        return planUntouched(deps, input, counted, model ? deps.tokens.budgetFor(model, body, counted.toolsTokens) : undefined);
+      }
+      const recall = responsesRecallOffer(model, body, counted, deps.tokens.scaleFor(model));
+      // The injected tool is planned for as one of the request's tools (rule 3).
+      const budget = deps.tokens.budgetFor(model, body, counted.toolsTokens + (recall?.toolTokens ?? 0));
       const items = inputItems(body);
       const identity = identifyBy(callerOf(input.req), input.req.headers, () => opening(body, items, counted.hashes), {
         headers: deps.config.server.conversation_header,
@@ -39,7 +44,7 @@ export function createResponsesCompaction(deps: PipelineDeps): RouteCompaction<R
         route: responsesWire.route,
       });
       log.conversation = identity.conversation.slice(0, 16);
-      return planCompaction(deps, { ...input, model }, { items, wire: responsesWire, identity, counted, budget });
+      return planCompaction(deps, { ...input, model }, { items, wire: responsesWire, identity, counted, budget, recall });
     },
   };
 }

@@ -3,6 +3,7 @@ import type { WireRoute } from '../http/compacting-handler.js';
 import { spliceArray } from '../json/splice.js';
 import type { AppDeps } from '../runtime/deps.js';
 import { isCompactable, type ResponsesBody, readResponsesRequest } from './parse-request.js';
+import { responsesRecall } from './recall.js';
 import { responsesStreamEnd } from './stream-end.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
@@ -22,5 +23,6 @@ export function responsesRoute(deps: AppDeps): WireRoute<ResponsesRequest, Respo
     // Compacted requests always have an `input` array (isCompactable).
     withView: (parsed, view) => spliceArray(parsed, 'input', parsed.body.input as ResponseItem[], view),
     streamEnd: responsesStreamEnd,
+    recall: responsesRecall,
   };
 }

@@ -4,6 +4,7 @@ import { conversationTag } from './conversation-tag.js';
 import { DEFAULT_EVENT_LIMITS } from './event-log.js';
 import { MemoryEventLog } from './memory-event-log.js';
 import type { CheckpointEdit, ConversationKey, ConversationRecord, LockClaim, LockGrant, LockHolder, LockTable, Store, StoreLimits, UpdateResult } from './store.js';
+import { spendFits } from './spend-fits.js';
 import { acceptedKey, spendKey, spendTtlMs } from './tenant-keys.js';
 
 // The store of a single recap process (no Redis configured). Bounded, so a long-running process
@@ -118,7 +119,7 @@ export class MemoryStore implements Store {
 
   async reserveTenantSpend(tenant: string, windowStart: number, tokens: number, limit: number, windowMs: number): Promise<number | null> {
     // No await between the check and the add: atomic within the process, which is all it serves.
-    if ((this.tenantEntries.get(spendKey(tenant, windowStart)) ?? 0) >= limit) return null;
+    if (!spendFits(this.tenantEntries.get(spendKey(tenant, windowStart)) ?? 0, tokens, limit)) return null;
     return this.addTenantSpend(tenant, windowStart, tokens, windowMs);
   }
 

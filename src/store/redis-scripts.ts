@@ -102,7 +102,9 @@ return 1`;
  */
 const RESERVE_SPEND = `${REFUSE_LATE}
 local spent = tonumber(redis.call('GET', KEYS[1]) or '0')
-if spent >= tonumber(ARGV[3]) then return -1 end
+local limit = tonumber(ARGV[3])
+-- Within the limit, or the window's first call (one call bigger than the whole allowance).
+if spent >= limit or (spent > 0 and spent + tonumber(ARGV[2]) > limit) then return -1 end
 local total = redis.call('INCRBY', KEYS[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return total`;

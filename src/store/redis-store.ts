@@ -20,6 +20,7 @@ import {
   StoreUnavailableError,
   type UpdateResult,
 } from './store.js';
+import { spendFits } from './spend-fits.js';
 import { acceptedKey, spendKey, spendTtlMs } from './tenant-keys.js';
 import { readWithClock, writeDeadline } from './write-deadline.js';
 
@@ -225,7 +226,7 @@ export class RedisStore implements Store {
     const key = `${this.options.keyPrefix}:${spendKey(tenant, windowStart)}`;
     return this.run('reserveTenantSpend', async (remainingMs) => {
       const read = await readWithClock<string | null>(this.client, (p) => p.get(key));
-      if (Number(read.reply ?? 0) >= limit) return null;
+      if (!spendFits(Number(read.reply ?? 0), tokens, limit)) return null;
       const total = await this.client.recapReserveSpend(key, writeDeadline(read, remainingMs()), tokens, limit, spendTtlMs(windowMs));
       return total < 0 ? null : total;
     });

@@ -334,23 +334,28 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
       expect(await store.tenantSpend(tenant, w)).toBe(100);
     });
 
-    it('reserves spend only below the limit, in one step, whoever reserves at once', async () => {
+    it("reserves spend only within the limit (or as the window's first), in one step, whoever reserves at once", async () => {
       const store = await open();
       const tenant = opaque();
       const w = windowStart();
       expect(await store.reserveTenantSpend(tenant, w, 600, 1000, 60_000)).toBe(600);
-      // Below the limit when asked: the reservation that crosses it is the last one.
-      expect(await store.reserveTenantSpend(tenant, w, 600, 1000, 60_000)).toBe(1200);
+      // A reservation that would take the spend past the limit is refused; one that fits is not.
+      expect(await store.reserveTenantSpend(tenant, w, 600, 1000, 60_000)).toBeNull();
+      expect(await store.reserveTenantSpend(tenant, w, 400, 1000, 60_000)).toBe(1000);
       expect(await store.reserveTenantSpend(tenant, w, 1, 1000, 60_000)).toBeNull();
-      expect(await store.tenantSpend(tenant, w)).toBe(1200);
+      expect(await store.tenantSpend(tenant, w)).toBe(1000);
       // Settled below what was reserved: the difference is given back.
-      expect(await store.addTenantSpend(tenant, w, -700, 60_000)).toBe(500);
+      expect(await store.addTenantSpend(tenant, w, -500, 60_000)).toBe(500);
       expect(await store.reserveTenantSpend(tenant, w, 100, 1000, 60_000)).toBe(600);
+      // The window's first call may be bigger than the whole allowance: it alone is granted.
+      const big = opaque();
+      expect(await store.reserveTenantSpend(big, w, 5000, 1000, 60_000)).toBe(5000);
+      expect(await store.reserveTenantSpend(big, w, 1, 1000, 60_000)).toBeNull();
 
       const burst = opaque();
       const granted = await Promise.all(Array.from({ length: 20 }, () => store.reserveTenantSpend(burst, w, 400, 1000, 60_000)));
-      expect(granted.filter((t) => t !== null).sort((a, b) => a! - b!)).toEqual([400, 800, 1200]);
-      expect(await store.tenantSpend(burst, w)).toBe(1200);
+      expect(granted.filter((t) => t !== null).sort((a, b) => a! - b!)).toEqual([400, 800]);
+      expect(await store.tenantSpend(burst, w)).toBe(800);
     });
 
     it('lets a reservation expire with its window like any spend', async () => {

@@ -131,9 +131,9 @@ export interface Store {
    */
   addTenantSpend(tenant: string, windowStart: number, tokens: number, windowMs: number): Promise<number>;
   /**
-   * Adds `tokens` to the tenant's spend in that window only while the spend is below `limit`, in
-   * one atomic step across replicas (a summarizer call reserving what it will cost): the new total,
-   * or null when the spend had already reached `limit` and nothing was added.
+   * Adds `tokens` to the tenant's spend in that window only when the new total stays within `limit`
+   * or nothing was spent yet (spend-fits.ts), in one atomic step across replicas (a summarizer call
+   * reserving what it will cost): the new total, or null when nothing was added.
    */
   reserveTenantSpend(tenant: string, windowStart: number, tokens: number, limit: number, windowMs: number): Promise<number | null>;
   /** The tenant's spend in that window; 0 when nothing was spent. */

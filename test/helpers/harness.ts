@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import OpenAI from 'openai';
-import { parseConfig, type Config } from '../../src/config/config.js';
-import { createLogger } from '../../src/observability/logger.js';
-import { startRecap, type RunningRecap } from '../../src/main.js';
+import { type Config, parseConfig } from '../../src/config/config.js';
 import { type FakeUpstream, type FakeUpstreamOptions, startFakeUpstream } from '../../src/dev/fake-upstream.js';
+import { type RunningRecap, startRecap } from '../../src/main.js';
+import { createLogger } from '../../src/observability/logger.js';
 
 export const TEST_SECRET = 'test-secret-0123456789abcdef';
 
@@ -35,6 +35,7 @@ export interface ModelOptions {
   max_output_tokens?: number;
   encoding?: string;
   compaction?: Record<string, unknown>;
+  recall?: Record<string, unknown>;
 }
 
 /** A config pointing at the fake upstream; YAML-equivalent JSON through the real validation. */

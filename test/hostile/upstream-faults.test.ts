@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARY_MARKER } from '../../src/compaction/summary-message.js';
 import type { ScriptedReply } from '../../src/dev/fake-upstream.js';
 import { overBudgetHistory, storedCheckpoints } from '../helpers/conversation.js';
-import { type Harness, smallModel, startHarness, SUMMARIZER } from '../helpers/harness.js';
+import { type Harness, SUMMARIZER, smallModel, startHarness } from '../helpers/harness.js';
 
 // An upstream that breaks or goes silent after its headers. The client sees a failure it can tell
 // from a normal end (a broken connection, recap's 504, or an error event its SDK raises), recap
@@ -66,6 +66,12 @@ function expectBroken(seen: Seen): void {
   expect(seen.text).not.toBe('one two three four five six');
 }
 
+function expectUnreachable(seen: Seen): void {
+  expect(seen.error).toBeInstanceOf(OpenAI.InternalServerError);
+  expect((seen.error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+  expect((seen.error as InstanceType<typeof OpenAI.APIError>).code).toBe('upstream_unreachable');
+}
+
 function expectTimeoutError(seen: Seen, status: number | undefined): void {
   expect(seen.error).toBeInstanceOf(OpenAI.APIError);
   const err = seen.error as InstanceType<typeof OpenAI.APIError>;
@@ -76,17 +82,10 @@ function expectTimeoutError(seen: Seen, status: number | undefined): void {
 
 const faults: { name: string; stream: boolean; reply: ScriptedReply; sees: (s: Seen) => void }[] = [
   { name: 'a stream reset after 300 bytes', stream: true, reply: { ...story, resetAfterBytes: 300 }, sees: expectBroken },
-  { name: 'a JSON reply reset after 20 bytes', stream: false, reply: { resetAfterBytes: 20 }, sees: expectBroken },
-  {
-    name: 'a JSON reply reset before its first body byte',
-    stream: false,
-    reply: { resetAfterBytes: 0 },
-    sees: (s) => {
-      expect(s.error).toBeInstanceOf(OpenAI.InternalServerError);
-      expect((s.error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
-      expect((s.error as InstanceType<typeof OpenAI.APIError>).code).toBe('upstream_unreachable');
-    },
-  },
+  // A compacted turn is offered recap_recall (README, Recall): recap reads its JSON reply whole
+  // before the client gets a byte, so a reply cut anywhere is recap's 502, not a broken connection.
+  { name: 'a JSON reply reset after 20 bytes', stream: false, reply: { resetAfterBytes: 20 }, sees: expectUnreachable },
+  { name: 'a JSON reply reset before its first body byte', stream: false, reply: { resetAfterBytes: 0 }, sees: expectUnreachable },
   { name: 'a JSON reply silent after its headers', stream: false, reply: { stall: { ms: SILENCE_MS } }, sees: (s) => expectTimeoutError(s, 504) },
   {
     name: 'a stream silent after three events',

@@ -1,0 +1,58 @@
+import { appendToArrayMember, replaceDocumentMembers, spliceArray } from '../json/splice.js';
+import type { ChatMessage, ToolCall } from '../messages/types.js';
+import { CHAT_RECALL_TOOL_JSON, RECALL_TOOL_NAME } from '../recall/tool.js';
+import type { RecallWire, ReplyCalls } from '../recall/wire.js';
+import type { ChatBody } from './parse-request.js';
+import { chatEventWithUsage, chatStreamReading } from './recall-stream.js';
+
+// The chat completions form of recap_recall (rule 13): the tool goes after the client's `tools`;
+// a reply's calls are `choices[0].message.tool_calls` named recap_recall; a continuation carries
+// the assistant message with those calls and one `tool` message answering each.
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function firstMessage(reply: unknown): Obj | null {
+  if (!isObj(reply) || !Array.isArray(reply.choices)) return null;
+  const choice = reply.choices[0];
+  return isObj(choice) && isObj(choice.message) ? choice.message : null;
+}
+
+function isRecall(call: unknown): call is ToolCall {
+  return isObj(call) && isObj(call.function) && call.function.name === RECALL_TOOL_NAME && typeof call.id === 'string';
+}
+
+/** A chat message's recall calls, with the message cut down to them, or null when it makes none. */
+export function chatReplyCalls(message: Obj | null): ReplyCalls<ChatMessage> | null {
+  const calls = message && Array.isArray(message.tool_calls) ? (message.tool_calls as unknown[]) : [];
+  const recalls = calls.filter(isRecall);
+  if (recalls.length === 0) return null;
+  const assistant: ChatMessage = { role: 'assistant', content: typeof message?.content === 'string' ? message.content : null, tool_calls: recalls };
+  return { calls: recalls.map((c) => ({ id: c.id, arguments: c.function.arguments })), assistant: [assistant], dropped: calls.length - recalls.length };
+}
+
+/** The reply without tool calls, as a plain answer: what the client gets when the hop bound is reached. */
+function withoutToolCalls(reply: Obj, usage: unknown): Obj {
+  const choices = (reply.choices as unknown[]).map((choice) => {
+    if (!isObj(choice) || !isObj(choice.message)) return choice;
+    const { tool_calls: _calls, ...message } = choice.message;
+    return { ...choice, message: { ...message, content: message.content ?? '' }, finish_reason: choice.finish_reason === 'tool_calls' ? 'stop' : choice.finish_reason };
+  });
+  return { ...reply, choices, ...(usage === undefined ? {} : { usage }) };
+}
+
+export const chatRecall: RecallWire<ChatMessage, ChatBody> = {
+  body: (parsed, items) => appendToArrayMember(spliceArray(parsed, 'messages', parsed.body.messages, items), 'tools', CHAT_RECALL_TOOL_JSON),
+  replyCalls: (reply) => chatReplyCalls(firstMessage(reply)),
+  usageOf: (reply) => (isObj(reply) ? reply.usage : undefined),
+  resultItem: (callId, text) => ({ role: 'tool', tool_call_id: callId, content: text }),
+  finalReply(raw, reply, usage, strip) {
+    if (strip && isObj(reply)) return Buffer.from(JSON.stringify(withoutToolCalls(reply, usage)));
+    return usage === undefined ? raw : replaceDocumentMembers(raw, new Map([['usage', usage]]));
+  },
+  readStream: chatStreamReading,
+  eventWithUsage: chatEventWithUsage,
+};

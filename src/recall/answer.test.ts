@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { getTokenizer } from '../tokens/encodings.js';
+import { answerRecall, parseRecallArguments } from './answer.js';
+import { fitTokens } from './fit.js';
+import type { Passage } from './left-out.js';
+
+const tokenizer = getTokenizer('o200k_base');
+const count = (t: string) => tokenizer.count(t);
+const passages: Passage[] = [
+  { handle: 'call_a', label: 'tool read_file result (cleared)', text: 'line one\nexport const MARKER = "KIWI-42";\nline three' },
+  { handle: 'call_b', label: 'tool grep result (cleared)', text: 'src/parse.ts:10: function parse()\nsrc/lex.ts:4: function lex()' },
+  { handle: 'item-3', label: 'user message (summarized)', text: 'Please look at the deploy script deploy/run.sh' },
+];
+const opts = { maxTokens: 500, count };
+
+describe('answerRecall', () => {
+  it('returns the passage of an exact handle whole, headed by its id', () => {
+    const a = answerRecall('{"query":"anything","id":"call_a"}', passages, opts);
+    expect(a.outcome).toBe('handle');
+    expect(a.text).toContain('[id call_a · tool read_file result (cleared)]');
+    expect(a.text).toContain('KIWI-42');
+    expect(a.text).not.toContain('deploy');
+  });
+
+  it('finds passages by phrase or by terms, best first', () => {
+    const a = answerRecall(JSON.stringify({ query: 'KIWI-42' }), passages, opts);
+    expect(a.outcome).toBe('passages');
+    expect(a.text).toContain('KIWI-42');
+    expect(a.text).not.toContain('deploy');
+    const b = answerRecall(JSON.stringify({ query: 'deploy/run.sh script' }), passages, opts);
+    expect(b.text).toContain('[id item-3');
+  });
+
+  it('falls back to the query when the id is unknown, and says so', () => {
+    const a = answerRecall(JSON.stringify({ query: 'parse.ts', id: 'call_zzz' }), passages, opts);
+    expect(a.text).toContain('no earlier content has id "call_zzz"');
+    expect(a.text).toContain('src/parse.ts:10');
+  });
+
+  it('says when nothing matches', () => {
+    const a = answerRecall(JSON.stringify({ query: 'BANANA-99' }), passages, opts);
+    expect(a).toEqual({ outcome: 'nothing', text: 'recap_recall: nothing earlier in this conversation matches "BANANA-99".' });
+  });
+
+  it('answers bad arguments with a result saying what is wrong', () => {
+    for (const raw of [
+      'not json',
+      '[1]',
+      '{"query":5}',
+      '{"query":"x","id":7}',
+      '{}',
+      JSON.stringify({ query: 'x'.repeat(5000) }),
+      JSON.stringify({ query: 'y'.repeat(1500) }),
+      undefined,
+    ]) {
+      const a = answerRecall(raw, passages, opts);
+      expect(a.outcome, String(raw).slice(0, 40)).toBe('bad_arguments');
+      expect(a.text).toMatch(/^recap_recall: /);
+    }
+  });
+
+  it('stays within the token bound, a long passage cut with a note', () => {
+    const long: Passage[] = [{ handle: 'call_l', label: 'tool cat result (cleared)', text: `${'word '.repeat(5000)}END` }];
+    const byId = answerRecall('{"query":"","id":"call_l"}', long, { maxTokens: 200, count });
+    expect(count(byId.text)).toBeLessThanOrEqual(200);
+    expect(byId.text).toContain('cut here');
+    const byQuery = answerRecall('{"query":"word"}', long, { maxTokens: 200, count });
+    expect(count(byQuery.text)).toBeLessThanOrEqual(200);
+    expect(answerRecall('{"query":"word"}', long, { maxTokens: 10, count }).outcome).toBe('no_room');
+  });
+
+  it('reads an id alone', () => {
+    expect(parseRecallArguments('{"id":"call_a"}')).toEqual({ query: '', id: 'call_a' });
+  });
+});
+
+describe('fitTokens', () => {
+  it('keeps a text that fits and cuts one that does not to the bound', () => {
+    expect(fitTokens('short', 10, count)).toBe('short');
+    const cut = fitTokens('alpha beta gamma delta '.repeat(100), 20, count);
+    expect(count(cut)).toBeLessThanOrEqual(20);
+    expect(count(cut)).toBeGreaterThan(15);
+  });
+});

@@ -1,0 +1,107 @@
+import { Readable } from 'node:stream';
+import type { EventSourceMessage } from 'eventsource-parser';
+import type { Dispatcher } from 'undici';
+import type { UpstreamReply } from '../http/send-upstream-response.js';
+import { eventSplitter } from './event-split.js';
+import type { JsonRecallInput } from './json-reply.js';
+import type { RecallWire, StreamReading } from './wire.js';
+
+// A streamed reply to a request that went with recap_recall. The first hop's bytes go to the
+// client as they come until the reply starts calling tools (from the first byte of the event where
+// that shows, everything is held back: event-split.ts). When the reply ends: without a recall call, the held chunks go out
+// unchanged (the same bytes as without recall); with one, they are dropped and the continuation's
+// events stream in their place, its own tool calls held back the same way, so the client reads one
+// reply. Events of a continuation are written one by one as the parser reads them, the usage event
+// with the usage summed over the hops. A continuation refused with an error status ends the stream
+// with an error event carrying the upstream's error body, and no end: nothing is stored.
+
+function eventText(e: EventSourceMessage, data: string): string {
+  return `${e.event ? `event: ${e.event}\n` : ''}${e.id !== undefined ? `id: ${e.id}\n` : ''}data: ${data}\n\n`;
+}
+
+/** The upstream's error body as the data of one event: its JSON on one line, else wrapped in OpenAI's shape. */
+function errorEvent(status: number, body: Buffer): string {
+  try {
+    return `data: ${JSON.stringify(JSON.parse(body.toString('utf8')))}\n\n`;
+  } catch {
+    return `data: ${JSON.stringify({ error: { message: body.toString('utf8').slice(0, 2000), type: 'upstream_error', param: null, code: status } })}\n\n`;
+  }
+}
+
+/**
+ * The first hop: its bytes as they came, up to the event where it starts calling tools; that event
+ * and everything after it held back. Returns the held bytes (empty when it calls no tool).
+ */
+async function* firstHop<T>(response: Dispatcher.ResponseData, reading: StreamReading<T>, held: Buffer[], observe: ((chunk: Buffer) => void) | undefined): AsyncGenerator<Buffer> {
+  const splitter = eventSplitter();
+  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    observe?.(chunk);
+    const { data, events } = splitter.feed(chunk);
+    if (held.length > 0) {
+      for (const { event } of events) reading.event(event.data);
+      held.push(chunk);
+      continue;
+    }
+    let passed = 0;
+    for (const { event, end } of events) {
+      reading.event(event.data);
+      if (!reading.callsTools()) passed = end;
+    }
+    if (passed > 0) yield data.subarray(0, passed);
+    if (reading.callsTools()) held.push(data.subarray(passed));
+    else splitter.keep(data, passed);
+  }
+  const rest = splitter.rest();
+  if (rest.length > 0) yield rest;
+}
+
+/** A continuation: its events one by one, the usage summed; from its first tool call on, held back. */
+async function* laterHop<T>(
+  response: Dispatcher.ResponseData,
+  reading: StreamReading<T>,
+  held: Buffer[],
+  usage: (hop: unknown) => unknown,
+  wire: RecallWire<T, unknown>,
+): AsyncGenerator<Buffer> {
+  const splitter = eventSplitter();
+  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    for (const { event } of splitter.feed(chunk).events) {
+      reading.event(event.data);
+      const text = Buffer.from(eventText(event, wire.eventWithUsage(event.data, usage(reading.usage())) ?? event.data));
+      if (reading.callsTools()) held.push(text);
+      else yield text;
+    }
+  }
+}
+
+async function* composed<T, P>(input: JsonRecallInput<T, P>): AsyncGenerator<Buffer> {
+  const { wire, turn } = input;
+  let response = input.first;
+  for (;;) {
+    if (response.statusCode >= 300) {
+      yield Buffer.from(errorEvent(response.statusCode, Buffer.from(await response.body.arrayBuffer())));
+      return;
+    }
+    const reading = wire.readStream();
+    const held: Buffer[] = [];
+    if (turn.hops === 0) yield* firstHop(response, reading, held, input.observeFirst);
+    else yield* laterHop(response, reading, held, turn.usageWith, wire as RecallWire<T, unknown>);
+    // A reply that broke off (an error event, no end) goes to the client as it came, never continued.
+    const calls = reading.ended() ? reading.replyCalls() : null;
+    if (!calls) {
+      yield* held;
+      return;
+    }
+    if (!turn.mayContinue()) {
+      for (const text of reading.closingEvents(turn.usageWith(reading.usage()))) yield Buffer.from(text);
+      return;
+    }
+    response = await input.send(wire.body(input.parsed, turn.continueWith(calls, reading.usage())));
+  }
+}
+
+/** The first hop's status and headers, with the composed events for its body. */
+export function recallStreamReply<T, P>(input: JsonRecallInput<T, P>): UpstreamReply {
+  const { first } = input;
+  return { statusCode: first.statusCode, headers: first.headers, body: Readable.from(composed(input), { objectMode: false }) };
+}
