@@ -42,6 +42,7 @@ export const errors = {
       'model',
     ),
   upstreamUnreachable: (upstream: string, detail: string) => new RecapError(502, 'upstream_unreachable', `Upstream "${upstream}" could not be reached: ${detail}`),
+  upstreamBrokeOff: (upstream: string) => new RecapError(502, 'upstream_stream_failed', `Upstream "${upstream}" ended its stream before the reply was complete.`),
   upstreamTimeout: (upstream: string, phase: string) => new RecapError(504, 'upstream_timeout', `Upstream "${upstream}" timed out (${phase}).`),
   storeUnavailable: () => new RecapError(503, 'store_unavailable', 'The conversation store is unreachable; try again shortly.'),
   internal: () => new RecapError(500, 'internal_error', 'recap failed to process the request.'),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness, SUMMARIZER } from './helpers/harness.js';
-import { RECALL_MODEL, READ_FILE_TOOL, answerFromRecall, marker, recallCall, recallModel, recallResults, taskHistory, toolNames } from './helpers/recall-task.js';
+import { type Harness, SUMMARIZER, startHarness } from './helpers/harness.js';
+import { answerFromRecall, marker, READ_FILE_TOOL, RECALL_MODEL, recallCall, recallModel, recallResults, taskHistory, toolNames } from './helpers/recall-task.js';
 
 // Rule 13 on streamed chat replies: events go out as they come until the reply calls tools; a reply
 // without a recall call is the upstream's bytes, one with a recall is replaced by the continuation's
@@ -108,11 +108,23 @@ describe('recall in streamed chat replies', () => {
 });
 
 describe('a streamed reply that breaks off during its recall call', () => {
-  it('reaches the client as it came, with its error, and is not continued', async () => {
+  it('is not continued, and ends with recap’s error in place of the call, which the client never sees', async () => {
     h.fake.enqueue({ toolCalls: [recallCall({ query: 'module_1' })], sseError: { message: 'upstream fell over', type: 'server_error' } });
-    const body = await rawStream('stream-broken', { messages: taskHistory('k', 12) });
+    const body = (await rawStream('stream-broken', { messages: taskHistory('k', 12) })).toString();
     const [only] = h.fake.chatRequests();
     expect(h.fake.chatRequests()).toHaveLength(1);
+    expect(body).not.toContain('recap_recall');
+    const events = body.split('\n\n').filter(Boolean);
+    expect(JSON.parse(events.at(-1)!.slice('data: '.length))).toMatchObject({ error: { code: 'upstream_stream_failed', type: 'api_error' } });
+    // What went before the call reached the client as the upstream sent it.
+    const before = body.slice(0, body.length - events.at(-1)!.length - 2);
+    expect(h.fake.sentBytes(only!).toString().startsWith(before)).toBe(true);
+  });
+
+  it('in a client tool call reaches the client as it came, with its error', async () => {
+    h.fake.enqueue({ toolCalls: [{ name: 'read_file', arguments: '{"path":"a.ts"}' }], sseError: { message: 'upstream fell over', type: 'server_error' } });
+    const body = await rawStream('stream-broken-client-call', { messages: taskHistory('k2', 12) });
+    const [only] = h.fake.chatRequests();
     expect(body.equals(h.fake.sentBytes(only!))).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../messages/types.js';
+import { RECALL_TOOL_NAME } from '../recall/tool.js';
 import type { ReplyCalls, StreamReading } from '../recall/wire.js';
 import { chatReplyCalls } from './recall.js';
 
@@ -61,6 +62,7 @@ export function chatStreamReading(): StreamReading<ChatMessage> {
     },
     callsTools: () => calls.size > 0,
     ended: () => done,
+    startedRecall: () => [...calls.values()].some((c) => c.name !== '' && RECALL_TOOL_NAME.startsWith(c.name)),
     replyCalls(): ReplyCalls<ChatMessage> | null {
       const toolCalls = [...calls.entries()]
         .sort(([a], [b]) => a - b)

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
+import { errors, sseErrorEvent } from '../errors.js';
 import type { UpstreamReply } from '../http/send-upstream-response.js';
 import { eventSplitter } from './event-split.js';
 import type { JsonRecallInput } from './json-reply.js';
@@ -86,8 +87,15 @@ async function* composed<T, P>(input: JsonRecallInput<T, P>): AsyncGenerator<Buf
     const held: Buffer[] = [];
     if (turn.hops === 0) yield* firstHop(response, reading, held, input.observeFirst);
     else yield* laterHop(response, reading, held, turn.usageWith, wire as RecallWire<T, unknown>);
-    // A reply that broke off (an error event, no end) goes to the client as it came, never continued.
-    const calls = reading.ended() ? reading.replyCalls() : null;
+    // A reply that broke off (an error event, no end) is never continued. It goes to the client as
+    // it came, unless it broke off in a recap_recall call: that call is not the client's to see, so
+    // the stream ends with recap's error event in place of what was held.
+    if (!reading.ended()) {
+      if (reading.startedRecall()) yield Buffer.from(sseErrorEvent(errors.upstreamBrokeOff(input.upstream)));
+      else yield* held;
+      return;
+    }
+    const calls = reading.replyCalls();
     if (!calls) {
       yield* held;
       return;

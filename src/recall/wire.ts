@@ -25,6 +25,8 @@ export interface StreamReading<T> {
   callsTools(): boolean;
   /** Whether the stream ended as its API ends a complete reply: a broken one is never continued. */
   ended(): boolean;
+  /** Whether the reply has begun a recap_recall call, even one the stream broke off in (name partly sent included). */
+  startedRecall(): boolean;
   /** The recall calls of the whole reply, once it ended; null when it makes none. */
   replyCalls(): ReplyCalls<T> | null;
   /** The usage the stream reported (its last usage event), if any. */

@@ -1,3 +1,4 @@
+import { RECALL_TOOL_NAME } from '../recall/tool.js';
 import type { ReplyCalls, StreamReading } from '../recall/wire.js';
 import { isToolCall, responsesReplyCalls, withoutCalls } from './recall-items.js';
 import type { ResponseItem } from './types.js';
@@ -30,11 +31,15 @@ export function responsesStreamReading(): StreamReading<ResponseItem> {
   let terminal: Obj | null = null;
   let final: Obj | null = null;
   let callsTools = false;
+  let startedRecall = false;
   return {
     event(data) {
       const event = parse(data);
       if (!event) return;
-      if (event.type === 'response.output_item.added' && isObj(event.item) && isToolCall(event.item)) callsTools = true;
+      if (event.type === 'response.output_item.added' && isObj(event.item) && isToolCall(event.item)) {
+        callsTools = true;
+        if (event.item.name === RECALL_TOOL_NAME) startedRecall = true;
+      }
       if (event.type === 'response.output_item.done' && typeof event.output_index === 'number') done[event.output_index] = event.item;
       if (typeof event.type === 'string' && TERMINAL.has(event.type) && isObj(event.response)) {
         terminal = event;
@@ -42,6 +47,7 @@ export function responsesStreamReading(): StreamReading<ResponseItem> {
       }
     },
     callsTools: () => callsTools,
+    startedRecall: () => startedRecall,
     // A failed response (or a stream cut before its end) is never continued.
     ended: () => terminal !== null && terminal.type !== 'response.failed',
     replyCalls: (): ReplyCalls<ResponseItem> | null => responsesReplyCalls(Array.isArray(final?.output) ? final.output : done.filter(Boolean)),
