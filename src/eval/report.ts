@@ -210,7 +210,7 @@ export function reportTable(r: EvalReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** "recap_recall: 9 calls in 8 of 12 probes, 0.75 hops a probe; each recall +1,234 upstream tokens, +35 ms". */
+/** "recap_recall: 9 calls in 8 probes, 9 hops (0.75 a probe); each recall +1,234 upstream tokens, +35 ms". */
 function recallLine(c: RecallCost): string {
   const each = [
     c.extra_upstream_tokens_per_recall === null ? null : `${c.extra_upstream_tokens_per_recall >= 0 ? '+' : ''}${n(c.extra_upstream_tokens_per_recall)} upstream tokens`,
