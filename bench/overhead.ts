@@ -206,7 +206,8 @@ export async function runOverheadBench(): Promise<unknown> {
     process.stdout.write(`written to ${RESULTS_FILE} in ${result.durationS} s\n`);
     return result;
   } finally {
-    await Promise.all(clients.map((c) => c.pool.close()));
+    // The parts that measured with these pools may have closed them already (undici throws on a second close).
+    await Promise.all(clients.map((c) => (c.pool.destroyed || c.pool.closed ? undefined : c.pool.close())));
     await targets.stop();
     await removeBenchConfig();
     await removeBuild();
