@@ -8,6 +8,7 @@ import type { RoutePlan } from '../pipeline/route-plan.js';
 import { countRequest, type RequestTokens } from '../pipeline/token-service.js';
 import { recallRefusal } from '../recall/offer.js';
 import { CHAT_RECALL_TOOL } from '../recall/tool.js';
+import { recallTokensAfterFunctions } from '../recall/tool-tokens.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { chatWire } from './items.js';
 
@@ -27,20 +28,11 @@ function counted(t: RequestTokens): CountedItems<ChatMessage> {
   };
 }
 
-// What recap_recall adds after a client's own functions (the namespace's framing is there already),
-// per encoding: the same for any functions, so a request's (maybe large) tools are not counted twice.
-const addedToFunctions = new Map<string, number>();
-const SOME_FUNCTION = { type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } };
-
+/** What recap_recall adds to a chat request's tools: after its own functions, one figure per encoding (tool-tokens.ts). */
 function recallToolTokens(body: ChatRequest, counter: TokenCounter): number {
   const hasFunctions = Array.isArray(body.tools) && body.tools.some((t) => (t as { type?: unknown } | null)?.type === 'function');
   if (!hasFunctions) return counter.countTools({ model: body.model, messages: body.messages, tools: [CHAT_RECALL_TOOL] });
-  let added = addedToFunctions.get(counter.encoding);
-  if (added === undefined) {
-    added = counter.countTools({ model: '', messages: [], tools: [SOME_FUNCTION, CHAT_RECALL_TOOL] }) - counter.countTools({ model: '', messages: [], tools: [SOME_FUNCTION] });
-    addedToFunctions.set(counter.encoding, added);
-  }
-  return added;
+  return recallTokensAfterFunctions(counter);
 }
 
 /** What recap_recall costs a chat request that may be offered it (recall/offer.ts), else undefined. */
