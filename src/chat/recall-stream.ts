@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../messages/types.js';
+import { isObj, type Obj, parseObject } from '../recall/json-object.js';
 import { RECALL_TOOL_NAME } from '../recall/tool.js';
 import type { ReplyCalls, StreamReading } from '../recall/wire.js';
 import { chatReplyCalls } from './recall.js';
@@ -6,12 +7,6 @@ import { chatReplyCalls } from './recall.js';
 // A streamed chat reply as recall reads it, event by event (the events come from the stream's
 // parser, http/stream-end.ts's eventsource-parser): whether it has started calling tools, and the
 // calls put together from their deltas once it ended.
-
-type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 interface Accumulated {
   id?: string;
@@ -21,13 +16,7 @@ interface Accumulated {
 }
 
 function parse(data: string): Obj | null {
-  if (data.startsWith('[DONE]')) return null;
-  try {
-    const value: unknown = JSON.parse(data);
-    return isObj(value) ? value : null;
-  } catch {
-    return null;
-  }
+  return data.startsWith('[DONE]') ? null : parseObject(data);
 }
 
 export function chatStreamReading(): StreamReading<ChatMessage> {

@@ -1,5 +1,6 @@
 import { appendToArrayMember, replaceDocumentMembers, spliceArray } from '../json/splice.js';
 import type { ChatMessage, ToolCall } from '../messages/types.js';
+import { isObj, type Obj } from '../recall/json-object.js';
 import { CHAT_RECALL_TOOL_JSON, RECALL_TOOL_NAME } from '../recall/tool.js';
 import type { RecallWire, ReplyCalls } from '../recall/wire.js';
 import type { ChatBody } from './parse-request.js';
@@ -8,12 +9,6 @@ import { chatEventWithUsage, chatStreamReading } from './recall-stream.js';
 // The chat completions form of recap_recall (rule 13): the tool goes after the client's `tools`;
 // a reply's calls are `choices[0].message.tool_calls` named recap_recall; a continuation carries
 // the assistant message with those calls and one `tool` message answering each.
-
-type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function firstMessage(reply: unknown): Obj | null {
   if (!isObj(reply) || !Array.isArray(reply.choices)) return null;

@@ -1,3 +1,4 @@
+import { isObj, type Obj, parseObject } from '../recall/json-object.js';
 import { RECALL_TOOL_NAME } from '../recall/tool.js';
 import type { ReplyCalls, StreamReading } from '../recall/wire.js';
 import { isToolCall, responsesReplyCalls, withoutCalls } from './recall-items.js';
@@ -9,22 +10,7 @@ import type { ResponseItem } from './types.js';
 // `.failed`), else the items its `response.output_item.done` events carried. Where the hop bound
 // ends a reply that still calls recap_recall, its terminal event closes it without the calls.
 
-type Obj = Record<string, unknown>;
-
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
-
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function parse(data: string): Obj | null {
-  try {
-    const value: unknown = JSON.parse(data);
-    return isObj(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
 
 export function responsesStreamReading(): StreamReading<ResponseItem> {
   const done: unknown[] = [];
@@ -34,7 +20,7 @@ export function responsesStreamReading(): StreamReading<ResponseItem> {
   let startedRecall = false;
   return {
     event(data) {
-      const event = parse(data);
+      const event = parseObject(data);
       if (!event) return;
       if (event.type === 'response.output_item.added' && isObj(event.item) && isToolCall(event.item)) {
         callsTools = true;
@@ -62,7 +48,7 @@ export function responsesStreamReading(): StreamReading<ResponseItem> {
 
 /** The data of a terminal event with `usage` in its response's place; null for any other event. */
 export function responsesEventWithUsage(data: string, usage: unknown): string | null {
-  const event = parse(data);
+  const event = parseObject(data);
   if (!event || typeof event.type !== 'string' || !TERMINAL.has(event.type) || !isObj(event.response)) return null;
   return JSON.stringify({ ...event, response: { ...event.response, usage } });
 }

@@ -1,4 +1,5 @@
 import { appendToArrayMember, replaceDocumentMembers, spliceArray } from '../json/splice.js';
+import { isObj } from '../recall/json-object.js';
 import { RESPONSES_RECALL_TOOL_JSON } from '../recall/tool.js';
 import type { RecallWire } from '../recall/wire.js';
 import type { ResponsesBody } from './parse-request.js';
@@ -10,12 +11,6 @@ import type { ResponseItem } from './types.js';
 // function tool; a reply's calls are its `function_call` output items named recap_recall; a
 // continuation's input is the forwarded input, the reply's output items (recall-items.ts) and one
 // `function_call_output` item answering each call.
-
-type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 export const responsesRecall: RecallWire<ResponseItem, ResponsesBody> = {
   body: (parsed, items) => appendToArrayMember(spliceArray(parsed, 'input', parsed.body.input as ResponseItem[], items), 'tools', RESPONSES_RECALL_TOOL_JSON),
