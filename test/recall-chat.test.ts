@@ -28,6 +28,17 @@ describe('recall on the chat route', () => {
     expect(data.choices[0]!.message.tool_calls ?? []).toEqual([]);
     expect(JSON.stringify(data)).not.toContain('recap_recall');
     expect(response.headers.get('x-recap-recalls')).toBe('1');
+    // Counted by outcome, its hops observed, and logged without the query or what it found.
+    const metrics = await (await fetch(`${h.recap.url}/metrics`)).text();
+    const value = (prefix: string, label: string) =>
+      metrics
+        .split('\n')
+        .filter((l) => l.startsWith(prefix) && l.includes(label))
+        .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+    expect(value('recap_recalls_total{', 'outcome="passages"')).toBeGreaterThanOrEqual(1);
+    expect(value('recap_recall_hops_count{', '')).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => h.logs.text).toContain('recap_recall answered');
+    expect(h.logs.text).not.toContain(marker('q', 0));
 
     const [first, second] = h.fake.chatRequests();
     expect(h.fake.chatRequests()).toHaveLength(2);

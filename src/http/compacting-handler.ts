@@ -76,6 +76,8 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
     const { signal } = aborts;
     let plan: RoutePlan<T> | undefined;
     let succeeded = false;
+    // Observed however the reply ends: the hops were sent upstream even when the client is gone.
+    let finishRecall: (() => void) | undefined;
     let early: Promise<Dispatcher.ResponseData> | undefined;
     try {
       const raw = await readBody(req, config.server.body_limit_bytes);
@@ -103,6 +105,7 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
       const { view } = plan;
       // A view that leaves something out goes with recap_recall, which recap answers inside the reply (rule 13).
       const recall = view && plan.recall && route.recall ? { wire: route.recall, turn: recallTurn(plan.recall, route.recall, view, deps, log) } : undefined;
+      finishRecall = recall ? () => recall.turn.finish() : undefined;
       const forwarded = view ? (recall ? recall.wire.body(parsed, view) : route.withView(parsed, view)) : raw;
       const first = await (early ?? forward(upstream, req, forwarded, signal, log));
 
@@ -126,7 +129,6 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
           : watch?.onChunk,
         clientStallMs: config.server.client_stall_ms,
       });
-      recall?.turn.finish();
       // A stream that ended in an error event (or without its API's end) is a turn the client did not get.
       const outcome = sent === 'complete' && ending && !ending.succeeded() ? 'upstream_stream_failed' : sent;
       log.outcome = outcome;
@@ -146,6 +148,7 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
       log.error = recapErr.code;
       sendError(res, recapErr);
     } finally {
+      finishRecall?.();
       if (plan && !succeeded) await plan.abandon();
     }
   };
