@@ -9,10 +9,10 @@
 // value where a key belongs): a nested value is only skipped, by bracket counting, and must be
 // checked by whoever reads it (JSON.parse, or another scan).
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const COMMA = 0x2c;
+export const COLON = 0x3a;
 export const OPEN_OBJECT = 0x7b;
 export const CLOSE_OBJECT = 0x7d;
 export const OPEN_ARRAY = 0x5b;

@@ -1,15 +1,10 @@
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../json/scan.js';
+
 // Where a JSON object or array ends, when it ends within the first `limit` bytes: the key of a
 // short item in the cache of seen items (seen-items.ts), looked for at every item of every request.
 // Unlike the scanner's valueEnd (json/scan.ts), it never reads past the limit, not even to the end
 // of a string that starts before it (a tool result's text runs for kilobytes), and it checks
 // nothing: what it finds only picks the kept items to compare byte for byte.
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
 
 /** Just after the container opening at `pos` when it closes within `limit` bytes, else -1. */
 export function endWithin(buf: Buffer, pos: number, limit: number): number {

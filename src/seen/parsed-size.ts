@@ -1,3 +1,4 @@
+import { BACKSLASH, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../json/scan.js';
 import type { Pause } from '../slicing/slicer.js';
 
 // What a parsed JSON value takes in V8's heap, estimated from its bytes, so that the cache of
@@ -10,13 +11,6 @@ import type { Pause } from '../slicing/slicer.js';
 
 /** What one object, array, member or element costs beyond its text, about (V8's slots, maps and headers). */
 const STRUCTURE_BYTES = 48;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_OBJECT = 0x7b;
-const OPEN_ARRAY = 0x5b;
-const COMMA = 0x2c;
-const COLON = 0x3a;
 
 /** Where a pass over part of a value left off: structural characters so far, and whether inside a string, after a backslash. */
 interface Scan {
