@@ -21,6 +21,20 @@ function keepAll(seen: ReturnType<typeof createSeenItems>, texts: readonly strin
 const long = (text: string) => JSON.stringify({ role: 'tool', tool_call_id: 'call_1', content: text.repeat(40) });
 
 describe('createSeenItems', () => {
+  it('keeps the newest of items sharing a lookup key when together they pass the entry bound, not neither', () => {
+    const seen = createSeenItems(100_000);
+    // Two items whose first LOOKUP_BYTES are the same, each over an eighth of the bound: together
+    // over the quarter one entry may take.
+    const head = `{"role":"tool","tool_call_id":"call_1","content":"${'x'.repeat(LOOKUP_BYTES)}`;
+    const older = `${head}${'a'.repeat(4_000)}"}`;
+    const newer = `${head}${'b'.repeat(4_000)}"}`;
+    const [olderItem] = keepAll(seen, [older]);
+    expect(seen.find(Buffer.from(older), 0)?.item).toBe(olderItem);
+    const [newerItem] = keepAll(seen, [newer]);
+    expect(seen.find(Buffer.from(newer), 0)?.item).toBe(newerItem);
+    expect(seen.bytes).toBeGreaterThan(0);
+  });
+
   it('finds an item kept from one request at any place of another, and where its bytes end', () => {
     const seen = createSeenItems(1 << 20);
     const short = '{"role":"user","content":"hi"}';
@@ -98,7 +112,7 @@ describe('createSeenItems', () => {
 
 describe('parsedBytesEstimate', () => {
   it('counts text twice and every object, array, member and element more, not the commas of a text', () => {
-    const text = Buffer.from('{"a":[1,{}],"b":"x, y: \\\"{[z"}');
+    const text = Buffer.from('{"a":[1,{}],"b":"x, y: \\"{[z"}');
     // `{`, `:`, `[`, `,`, `{`, `,`, `:` outside strings: 7 structural characters.
     expect(parsedBytesEstimate(text, 0, text.length)).toBe(2 * text.length + 7 * 48);
   });

@@ -81,12 +81,13 @@ function sameBytes(entry: Entry, buf: Buffer, pos: number): boolean {
 
 /** A cache of at most `maxBytes` (estimated); 0 keeps nothing. */
 export function createSeenItems(maxBytes: number): SeenItems {
+  const maxEntry = Math.max(1, Math.floor(maxBytes / 4));
   const lru =
     maxBytes > 0
       ? new LRUCache<string, Entry[]>({
           maxSize: maxBytes,
           // One huge item never pushes out everything else.
-          maxEntrySize: Math.max(1, Math.floor(maxBytes / 4)),
+          maxEntrySize: maxEntry,
           sizeCalculation: (bucket) => bucket.reduce((n, e) => n + e.size, 0),
         })
       : undefined;
@@ -103,12 +104,17 @@ export function createSeenItems(maxBytes: number): SeenItems {
       if (!lru || !opensContainer(buf, start)) return 0;
       const key = lookupKey(buf, start, Math.min(end, start + LOOKUP_BYTES));
       const size = end - start + parsedBytes + ENTRY_OVERHEAD_BYTES;
-      if (size > quarter) return 0;
+      if (size > maxEntry) return 0;
       // Its own memory, not a view that would hold the whole request.
       const bytes = Buffer.allocUnsafeSlow(end - start);
       buf.copy(bytes, 0, start, end);
       const others = (lru.get(key) ?? []).filter((e) => !e.bytes.equals(bytes));
-      lru.set(key, [{ bytes, item, size }, ...others].slice(0, PER_LOOKUP));
+      const bucket = [{ bytes, item, size }, ...others].slice(0, PER_LOOKUP);
+      // lru-cache refuses a bucket over its entry bound, and drops the one it had: the oldest items
+      // of the bucket go first instead.
+      let total = bucket.reduce((n, e) => n + e.size, 0);
+      while (total > maxEntry && bucket.length > 1) total -= bucket.pop()!.size;
+      lru.set(key, bucket);
       return size;
     },
     get bytes() {
