@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../src/config/config.js';
 import { startFakeUpstream } from '../src/dev/fake-upstream.js';
+import type { RecallCost } from '../src/eval/report.js';
 import { reportJson } from '../src/eval/report.js';
 import { runEval } from '../src/eval/run.js';
 import { agentScript, REMINDER, SYSTEM_PROMPT, TASK, TOOLS } from './agent-task-script.js';
@@ -85,13 +86,7 @@ export async function runAgentTaskRecallBench(): Promise<void> {
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const r of rows) {
-    const c = r.recall_hops as {
-      calls: number;
-      probes_recalling: number;
-      hops_per_probe: number;
-      extra_upstream_tokens_per_recall: number | null;
-      extra_ms_per_recall: number | null;
-    } | null;
+    const c = r.recall_hops as RecallCost | null;
     lines.push(
       `| ${r.summarizer} | ${r.probes} | ${pct(r.recall_compacted)} | ${pct(r.recall_with_recall)} | ${pct(r.recall_full)} | ${c ? `${c.calls} (${c.probes_recalling})` : '–'} | ${c?.hops_per_probe ?? '–'} | ${c?.extra_upstream_tokens_per_recall ?? '–'} | ${c?.extra_ms_per_recall ?? '–'} | ${r.tokens_compacted} / ${r.tokens_full} |`,
     );

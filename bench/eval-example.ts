@@ -5,6 +5,7 @@ import { applyLedger } from '../src/compaction/ledger.js';
 import { ledgerCandidates } from '../src/compaction/ledger-candidates.js';
 import { type Config, loadConfig } from '../src/config/config.js';
 import { startFakeUpstream } from '../src/dev/fake-upstream.js';
+import type { RecallCost } from '../src/eval/report.js';
 import { reportJson } from '../src/eval/report.js';
 import { runEval } from '../src/eval/run.js';
 import type { ChatMessage } from '../src/messages/types.js';
@@ -112,13 +113,7 @@ export async function runEvalExampleBench(): Promise<void> {
   for (const r of figures) {
     const l = r.ledger_identifiers as { appended: number; kept: number; dropped: number };
     const t = r.trail as ReturnType<typeof trailFigures>;
-    const c = r.recall_hops as {
-      calls: number;
-      probes_recalling: number;
-      hops_per_probe: number;
-      extra_upstream_tokens_per_recall: number | null;
-      extra_ms_per_recall: number | null;
-    } | null;
+    const c = r.recall_hops as RecallCost | null;
     lines.push(
       `| ${r.summarizer} | ${r.ledger ? 'on' : 'off'} | ${r.summaryMaxTokens} | ${pct(r.recall_compacted)} of ${r.probes} | ${pct(r.identifier_recall)} | ${pct(r.fact_recall)} | ${pct(r.recall_with_recall)} | ${c ? `${c.calls} (${c.probes_recalling})` : '–'} | ${c?.hops_per_probe ?? '–'} | ${c ? `${c.extra_upstream_tokens_per_recall ?? '–'} / ${c.extra_ms_per_recall ?? '–'}` : '–'} | ${pct(r.recall_full)} | ${r.tokens_compacted} / ${r.tokens_full} | ${r.summary_tokens} | ${r.ledger ? `${l.appended} / ${l.kept} / ${l.dropped}` : '–'} | ${t.user_identifiers_kept}/${t.user_identifiers} | ${t.call_identifiers_kept}/${t.call_identifiers} |`,
     );
