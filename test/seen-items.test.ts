@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prose } from './helpers/conversation.js';
@@ -112,6 +113,41 @@ async function send(h: Harness, route: Route, body: string, conversation: string
   };
 }
 
+/** The same, the body written in chunks of `chunkBytes` with a timer tick between them: it arrives in many reads. */
+function sendTrickled(h: Harness, route: Route, body: string, conversation: string, chunkBytes: number) {
+  const before = route.forwarded(h).length;
+  const bytes = Buffer.from(body);
+  return new Promise<Awaited<ReturnType<typeof send>>>((resolve, reject) => {
+    const req = request(`${h.recap.url}${route.path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': bytes.length, authorization: 'Bearer sk-seen', 'x-conversation-id': conversation },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      res.resume();
+      res.on('error', reject);
+      res.on('end', () => {
+        const headers = Object.fromEntries(Object.entries(res.headers).flatMap(([name, value]) => (name.startsWith('x-recap-') ? [[name, String(value)]] : [])));
+        resolve({
+          status: res.statusCode ?? 0,
+          headers,
+          forwarded: route
+            .forwarded(h)
+            .slice(before)
+            .map((r) => r.body),
+        });
+      });
+    });
+    void (async () => {
+      for (let at = 0; at < bytes.length; at += chunkBytes) {
+        req.write(bytes.subarray(at, at + chunkBytes));
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      req.end();
+    })();
+  });
+}
+
 /** What the client does before each request: add items, change a byte of one, swap two, or go back and branch off. */
 type Change = { op: 'add'; items: Item[] } | { op: 'edit'; at: number; byte: number } | { op: 'swap'; a: number; b: number } | { op: 'back'; to: number };
 
@@ -177,6 +213,20 @@ describe.each(['chat', 'responses'] as const)('the cache of seen items on the %s
     expect(edited.headers['x-recap-tokens-in']).toBe(fresh.headers['x-recap-tokens-in']);
     expect(edited.forwarded).toEqual(fresh.forwarded);
     expect(edited.forwarded).not.toEqual(before.forwarded);
+  });
+
+  it('takes only unchanged items while a body is still arriving, a changed byte in a late chunk counted anew', async () => {
+    const conversation = `seen-trickle-${name}`;
+    const history: Item[] = [{ kind: 'user', n: 3, edit: null }, ...steps(30, 3)];
+    await send(cached, route, route.body(history), conversation);
+    const edited = history.map((it, i) => (i === 2 ? { ...it, edit: 900 } : it));
+    for (const items of [history, edited, [...edited, ...steps(40, 1)]]) {
+      const body = route.body(items);
+      // The edited result's first bytes arrive chunks before the changed one.
+      const [withCache, without] = [await sendTrickled(cached, route, body, conversation, 256), await send(uncached, route, body, conversation)];
+      expect(withCache).toEqual(without);
+      expect(withCache.status).toBe(200);
+    }
   });
 });
 

@@ -2,6 +2,7 @@ import { primeMessageHash } from '../conversation/canonical.js';
 import { errors } from '../errors.js';
 import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../json/body.js';
 import type { ChatRequest } from '../messages/types.js';
+import type { ItemsOnArrival } from '../seen/items-on-arrival.js';
 import type { SeenItems } from '../seen/seen-items.js';
 import type { Pause } from '../slicing/slicer.js';
 import { messageShapeProblem } from './message-shape.js';
@@ -42,8 +43,8 @@ const WHOLE = new Set(['tools']);
 const PRIMED_MESSAGE_BYTES = 64 * 1024;
 
 /** The request path's parse, in slices (`pause` between them); messages in `seen` are not parsed again. */
-export async function readChatRequest(raw: Buffer, pause: Pause, seen?: SeenItems): Promise<ChatBody> {
-  const json = await readJsonBody(raw, pause, seen && { key: 'messages', seen, whole: WHOLE });
+export async function readChatRequest(raw: Buffer, pause: Pause, seen?: SeenItems, arrived?: ItemsOnArrival): Promise<ChatBody> {
+  const json = await readJsonBody(raw, pause, seen && { key: 'messages', seen, whole: WHOLE, arrived });
   if (json.members) refuseDuplicates(json.members, KEYS_RECAP_READS);
   const body = checkRequest(json.value);
   // checkRequest found exactly one `messages`, an array. Only a walked array has element spans; a

@@ -12,7 +12,7 @@ export function chatRoute(deps: AppDeps): WireRoute<ChatRequest, ChatMessage, Ch
   return {
     itemsKey: 'messages',
     upstreamPath: '/chat/completions',
-    read: (raw, pause) => readChatRequest(raw, pause, deps.seen),
+    read: (raw, pause, arrived) => readChatRequest(raw, pause, deps.seen, arrived),
     canForwardFirst,
     compaction: deps.compaction,
     withView: (chat, view) => spliceArray(chat, 'messages', chat.body.messages, view),

@@ -12,6 +12,7 @@ import { recallTurn } from '../recall/hops.js';
 import { recallReply } from '../recall/reply.js';
 import type { RecallWire } from '../recall/wire.js';
 import type { AppDeps } from '../runtime/deps.js';
+import { type ItemsOnArrival, matchOnArrival } from '../seen/items-on-arrival.js';
 import { createSlicer, type Pause, SLICE_MS } from '../slicing/slicer.js';
 import type { Upstream } from '../upstream/client.js';
 import { upstreamRequestHeaders } from '../upstream/headers.js';
@@ -28,9 +29,10 @@ export interface WireRoute<B extends { model: string }, T, P extends { body: B }
   itemsKey: string;
   /**
    * Parses and checks the body (recap's 400s; everything else is the upstream's to judge), a big
-   * one in slices (`pause` between them), keeping what `withView` needs of the client's bytes.
+   * one in slices (`pause` between them), keeping what `withView` needs of the client's bytes;
+   * `arrived`, its items found in the cache of seen items while it came in.
    */
-  read(raw: Buffer, pause: Pause): Promise<P>;
+  read(raw: Buffer, pause: Pause, arrived: ItemsOnArrival): Promise<P>;
   /** The request provably needs no compaction (forward-first.ts): forwarded before it is counted. */
   canForwardFirst(body: B, rawBytes: number, model: ModelConfig | undefined, headers: IncomingMessage['headers'], conversationHeaders: readonly string[]): boolean;
   compaction: RouteCompaction<B, T>;
@@ -80,8 +82,9 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
     let finishRecall: (() => void) | undefined;
     let early: Promise<Dispatcher.ResponseData> | undefined;
     try {
-      const raw = await readBody(req, config.server.body_limit_bytes);
-      const parsed = await route.read(raw, createSlicer(SLICE_MS));
+      const arriving = matchOnArrival(deps.seen, route.itemsKey);
+      const raw = await readBody(req, config.server.body_limit_bytes, arriving.advance);
+      const parsed = await route.read(raw, createSlicer(SLICE_MS), arriving);
       const { body } = parsed;
       log.model = clientField(body.model);
       const caller = callerOf(req);

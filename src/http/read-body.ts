@@ -1,27 +1,44 @@
 import type { IncomingMessage } from 'node:http';
 import { errors } from '../errors.js';
 
-/** Reads the whole request body, refusing more than `limit` bytes before buffering them. */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** Follows a body as it comes in: `buf` is as long as the whole body, its first `arrived` bytes written. */
+export type OnArrival = (buf: Buffer, arrived: number) => void;
+
+/**
+ * Reads the whole request body, refusing more than `limit` bytes before buffering them. A body of
+ * a declared length goes straight into one buffer of that length as it arrives (no copy of the
+ * whole at its end), and `onArrival` follows it chunk by chunk; Node's parser delivers exactly
+ * the declared bytes, and a body without a declared length (chunked) is joined at its end.
+ */
+export function readBody(req: IncomingMessage, limit: number, onArrival?: OnArrival): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(errors.bodyTooLarge(limit));
+  const whole = Number.isSafeInteger(declared) && declared >= 0 ? Buffer.allocUnsafe(declared) : undefined;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
+      if (size + chunk.length > limit) {
         cleanup();
         // Stop reading; the response carries the error and the connection is closed after it.
         req.pause();
         reject(errors.bodyTooLarge(limit));
         return;
       }
-      chunks.push(chunk);
+      if (whole) {
+        chunk.copy(whole, size);
+        size += chunk.length;
+        onArrival?.(whole, size);
+      } else {
+        chunks.push(chunk);
+        size += chunk.length;
+      }
     };
     const onEnd = () => {
       cleanup();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      // Never the unwritten (uninitialized) bytes of a body cut short, should one ever end so.
+      if (whole) resolve(size === whole.length ? whole : whole.subarray(0, size));
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
     const onError = (err: Error) => {
       cleanup();

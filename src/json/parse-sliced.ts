@@ -1,5 +1,6 @@
 import { isAscii } from 'node:buffer';
 import { parsedBytesEstimateSliced } from '../seen/parsed-size.js';
+import type { ItemsOnArrival } from '../seen/items-on-arrival.js';
 import type { SeenItems } from '../seen/seen-items.js';
 import type { Pause } from '../slicing/slicer.js';
 import {
@@ -76,6 +77,8 @@ export interface KnownItems {
   seen: SeenItems;
   /** Top-level members looked up whole, the same way (`tools`: the same definitions every request). */
   whole?: ReadonlySet<string>;
+  /** Items already found while the body arrived (seen/items-on-arrival.ts). */
+  arrived?: ItemsOnArrival | undefined;
 }
 
 export interface SlicedOptions {
@@ -132,7 +135,7 @@ class SlicedParser {
   /** A member's value: the items array and the members looked up whole go through the cache of seen items at the top level. */
   private async member(key: string, valueStart: number, depth: number): Promise<Parsed> {
     const known = depth === 0 ? this.items : undefined;
-    if (known && key === known.key && this.buf[valueStart] === OPEN_ARRAY) return this.knownItems(valueStart, known.seen);
+    if (known && key === known.key && this.buf[valueStart] === OPEN_ARRAY) return this.knownItems(valueStart, known);
     if (!known?.whole?.has(key)) return this.value(valueStart, depth + 1);
     const found = known.seen.find(this.buf, valueStart);
     if (found) {
@@ -169,13 +172,13 @@ class SlicedParser {
   }
 
   /** The items array (walked whatever its size): an item seen before is taken as parsed then, the others parsed and kept. */
-  private async knownItems(open: number, seen: SeenItems): Promise<Parsed> {
+  private async knownItems(open: number, { seen, arrived }: KnownItems): Promise<Parsed> {
     const target: unknown[] = [];
     const elements: Span[] = [];
     let pos = firstItem(this.buf, open, CLOSE_ARRAY);
     let last = open + 1;
     while (pos !== -1) {
-      const found = seen.find(this.buf, pos);
+      const found = arrived?.take(pos) ?? seen.find(this.buf, pos);
       if (found) {
         this.cacheUsed += found.size;
         target.push(found.item);

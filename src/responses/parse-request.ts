@@ -1,5 +1,6 @@
 import { errors } from '../errors.js';
 import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../json/body.js';
+import type { ItemsOnArrival } from '../seen/items-on-arrival.js';
 import type { SeenItems } from '../seen/seen-items.js';
 import type { Pause } from '../slicing/slicer.js';
 import type { ResponsesRequest } from './types.js';
@@ -20,8 +21,8 @@ const KEYS_RECAP_READS = new Set(['model', 'input', 'instructions', 'tools', 'ma
 const WHOLE = new Set(['tools']);
 
 /** The request path's parse, in slices (`pause` between them); input items in `seen` are not parsed again. */
-export async function readResponsesRequest(raw: Buffer, pause: Pause, seen?: SeenItems): Promise<ResponsesBody> {
-  const json = await readJsonBody(raw, pause, seen && { key: 'input', seen, whole: WHOLE });
+export async function readResponsesRequest(raw: Buffer, pause: Pause, seen?: SeenItems, arrived?: ItemsOnArrival): Promise<ResponsesBody> {
+  const json = await readJsonBody(raw, pause, seen && { key: 'input', seen, whole: WHOLE, arrived });
   if (json.members) refuseDuplicates(json.members, KEYS_RECAP_READS);
   return { ...json, body: checkRequest(json.value) };
 }

@@ -17,7 +17,7 @@ export function responsesRoute(deps: AppDeps): WireRoute<ResponsesRequest, Respo
   return {
     itemsKey: 'input',
     upstreamPath: '/responses',
-    read: (raw, pause) => readResponsesRequest(raw, pause, deps.seen),
+    read: (raw, pause, arrived) => readResponsesRequest(raw, pause, deps.seen, arrived),
     canForwardFirst,
     compaction: deps.responses,
     // Compacted requests always have an `input` array (isCompactable).

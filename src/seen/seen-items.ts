@@ -37,9 +37,17 @@ export interface Found {
   size: number;
 }
 
+/** What `match` answers while the bytes that decide it have not all arrived. */
+export const NOT_YET = 'not yet';
+
 export interface SeenItems {
   /** The item whose bytes start at `pos` in `buf`, when the same bytes were kept. */
   find(buf: Buffer, pos: number): Found | undefined;
+  /**
+   * The same while `buf` is still arriving, only its first `arrived` bytes written: NOT_YET when
+   * the bytes that decide are not all there (the item may be a kept one).
+   */
+  match(buf: Buffer, pos: number, arrived: number): Found | typeof NOT_YET | undefined;
   /**
    * Whether an item of `length` bytes may be kept, when the request it is in has `used` bytes of the
    * cache already (the items it found there and those it kept): not one that alone would take more
@@ -68,15 +76,23 @@ function lookupKey(buf: Buffer, pos: number, end: number): string {
   return buf.toString('latin1', pos, end);
 }
 
-/** Where the lookup of the item at `pos` ends: the item's own end when it is short, else LOOKUP_BYTES in. */
-function lookupEnd(buf: Buffer, pos: number): number {
-  const end = endWithin(buf, pos, LOOKUP_BYTES);
-  return end === -1 ? Math.min(buf.length, pos + LOOKUP_BYTES) : end;
+/**
+ * Where the lookup of the item at `pos` ends: the item's own end when it is short, else
+ * LOOKUP_BYTES in; NOT_YET when that is past the `arrived` bytes of a body still coming in.
+ */
+function lookupEnd(buf: Buffer, pos: number, arrived: number): number | typeof NOT_YET {
+  const end = endWithin(buf, pos, Math.min(LOOKUP_BYTES, arrived - pos));
+  if (end !== -1) return end;
+  if (pos + LOOKUP_BYTES <= arrived) return pos + LOOKUP_BYTES;
+  return arrived === buf.length ? arrived : NOT_YET;
 }
 
-function sameBytes(entry: Entry, buf: Buffer, pos: number): boolean {
-  const end = pos + entry.bytes.length;
-  return end <= buf.length && buf.compare(entry.bytes, 0, entry.bytes.length, pos, end) === 0;
+/** Whether `entry`'s bytes are at `pos`; NOT_YET when the arrived part of them is. */
+function sameBytes(entry: Entry, buf: Buffer, pos: number, arrived: number): boolean | typeof NOT_YET {
+  const length = entry.bytes.length;
+  if (pos + length <= arrived) return buf.compare(entry.bytes, 0, length, pos, pos + length) === 0;
+  if (arrived === buf.length) return false;
+  return buf.compare(entry.bytes, 0, arrived - pos, pos, arrived) === 0 ? NOT_YET : false;
 }
 
 /** A cache of at most `maxBytes` (estimated); 0 keeps nothing. */
@@ -92,14 +108,24 @@ export function createSeenItems(maxBytes: number): SeenItems {
         })
       : undefined;
   const quarter = maxBytes / 4;
+  function match(buf: Buffer, pos: number, arrived: number): Found | typeof NOT_YET | undefined {
+    if (!lru) return undefined;
+    if (pos >= arrived) return arrived < buf.length ? NOT_YET : undefined;
+    if (!opensContainer(buf, pos)) return undefined;
+    const keyEnd = lookupEnd(buf, pos, arrived);
+    if (keyEnd === NOT_YET) return NOT_YET;
+    let pending = false;
+    for (const entry of lru.get(lookupKey(buf, pos, keyEnd)) ?? []) {
+      const same = sameBytes(entry, buf, pos, arrived);
+      if (same === true) return { item: entry.item, end: pos + entry.bytes.length, size: entry.size };
+      if (same === NOT_YET) pending = true;
+    }
+    return pending ? NOT_YET : undefined;
+  }
   return {
     keeps: (length, used) => lru !== undefined && 3 * length + ENTRY_OVERHEAD_BYTES <= quarter && used + 3 * length <= maxBytes / 2,
-    find(buf, pos) {
-      if (!lru || !opensContainer(buf, pos)) return undefined;
-      const bucket = lru.get(lookupKey(buf, pos, lookupEnd(buf, pos)));
-      const entry = bucket?.find((e) => sameBytes(e, buf, pos));
-      return entry && { item: entry.item, end: pos + entry.bytes.length, size: entry.size };
-    },
+    find: (buf, pos) => match(buf, pos, buf.length) as Found | undefined,
+    match,
     keep(buf, start, end, item, parsedBytes) {
       if (!lru || !opensContainer(buf, start)) return 0;
       const key = lookupKey(buf, start, Math.min(end, start + LOOKUP_BYTES));
