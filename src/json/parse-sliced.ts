@@ -1,7 +1,7 @@
 import { isAscii } from 'node:buffer';
 import { parsedBytesEstimateSliced } from '../seen/parsed-size.js';
 import type { ItemsOnArrival } from '../seen/items-on-arrival.js';
-import type { SeenItems } from '../seen/seen-items.js';
+import type { SeenEntry, SeenItems } from '../seen/seen-items.js';
 import type { Pause } from '../slicing/slicer.js';
 import {
   CLOSE_ARRAY,
@@ -139,8 +139,8 @@ class SlicedParser {
     if (!known?.whole?.has(key)) return this.value(valueStart, depth + 1);
     const found = known.seen.find(this.buf, valueStart);
     if (found) {
-      this.cacheUsed += found.size;
-      return { value: found.item, end: found.end };
+      this.cacheUsed += found.entry.size;
+      return { value: found.entry.item, end: found.end };
     }
     const child = await this.value(valueStart, depth + 1);
     if (isContainer(child.value)) await this.keep(known.seen, valueStart, child.end, child.value);
@@ -148,9 +148,11 @@ class SlicedParser {
   }
 
   /** Keeps a value just parsed for later requests, its size estimated in slices. */
-  private async keep(seen: SeenItems, start: number, end: number, value: object): Promise<void> {
-    if (!seen.keeps(end - start, this.cacheUsed)) return;
-    this.cacheUsed += seen.keep(this.buf, start, end, value, await parsedBytesEstimateSliced(this.buf, start, end, this.pause));
+  private async keep(seen: SeenItems, start: number, end: number, value: object): Promise<SeenEntry | undefined> {
+    if (!seen.keeps(end - start, this.cacheUsed)) return undefined;
+    const entry = seen.keep(this.buf, start, end, value, await parsedBytesEstimateSliced(this.buf, start, end, this.pause));
+    this.cacheUsed += entry?.size ?? 0;
+    return entry;
   }
 
   private async array(open: number, depth: number): Promise<Parsed> {
@@ -171,24 +173,33 @@ class SlicedParser {
     return { value: target, end: containerEnd(this.buf, last), elements };
   }
 
-  /** The items array (walked whatever its size): an item seen before is taken as parsed then, the others parsed and kept. */
+  /**
+   * The items array (walked whatever its size): an item seen before is taken as parsed then, the
+   * others parsed and kept; each kept item is linked to the one after it, where the next request
+   * looks first.
+   */
   private async knownItems(open: number, { seen, arrived }: KnownItems): Promise<Parsed> {
     const target: unknown[] = [];
     const elements: Span[] = [];
     let pos = firstItem(this.buf, open, CLOSE_ARRAY);
     let last = open + 1;
+    let before: SeenEntry | undefined;
     while (pos !== -1) {
-      const found = arrived?.take(pos) ?? seen.find(this.buf, pos);
+      const found = arrived?.take(pos) ?? seen.find(this.buf, pos, before);
+      let entry: SeenEntry | undefined;
       if (found) {
-        this.cacheUsed += found.size;
-        target.push(found.item);
+        entry = found.entry;
+        this.cacheUsed += entry.size;
+        target.push(entry.item);
         last = found.end;
       } else {
         const child = await this.value(pos, 1);
-        if (isObject(child.value)) await this.keep(seen, pos, child.end, child.value);
+        if (isObject(child.value)) entry = await this.keep(seen, pos, child.end, child.value);
         target.push(child.value);
         last = child.end;
       }
+      if (before && entry) seen.link(before, entry);
+      before = entry;
       elements.push({ start: pos, end: last });
       pos = nextItem(this.buf, last, CLOSE_ARRAY);
       const due = this.pause();

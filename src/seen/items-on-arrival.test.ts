@@ -130,7 +130,7 @@ describe('SeenItems.match on a body still arriving', () => {
     const [item] = [...keep(seen, [text]).values()];
     const body = Buffer.from(`${text},`);
     for (let arrived = 1; arrived < text.length; arrived += 37) expect(seen.match(body, 0, arrived)).toBe(NOT_YET);
-    expect(seen.match(body, 0, text.length)).toMatchObject({ item, end: text.length });
+    expect(seen.match(body, 0, text.length)).toMatchObject({ entry: { item }, end: text.length });
     // A difference among the arrived bytes decides at once.
     const other = Buffer.from(`${text.slice(0, 200)}Y${text.slice(201)},`);
     expect(seen.match(other, 0, 300)).toBeUndefined();

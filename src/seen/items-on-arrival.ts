@@ -56,7 +56,7 @@ export function matchOnArrival(seen: SeenItems, itemsKey: string): ArrivalMatche
   function step(buf: Buffer, view: Buffer): Step {
     const arrived = view.length;
     if (phase === 'item') {
-      const item = seen.match(buf, pos, arrived);
+      const item = seen.match(buf, pos, arrived, found.at(-1)?.entry);
       if (item === NOT_YET) return 'wait';
       if (!item) return stop();
       found.push({ start: pos, ...item });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { noPause } from '../slicing/slicer.js';
 import { parsedBytesEstimate, parsedBytesEstimateSliced } from './parsed-size.js';
-import { createSeenItems, LOOKUP_BYTES } from './seen-items.js';
+import { createSeenItems, LOOKUP_BYTES, type SeenEntry } from './seen-items.js';
 
 // The cache of parsed items answers only for the exact bytes it kept, wherever they sit in a later
 // request, and holds no more than its bound.
@@ -29,9 +29,9 @@ describe('createSeenItems', () => {
     const older = `${head}${'a'.repeat(4_000)}"}`;
     const newer = `${head}${'b'.repeat(4_000)}"}`;
     const [olderItem] = keepAll(seen, [older]);
-    expect(seen.find(Buffer.from(older), 0)?.item).toBe(olderItem);
+    expect(seen.find(Buffer.from(older), 0)?.entry.item).toBe(olderItem);
     const [newerItem] = keepAll(seen, [newer]);
-    expect(seen.find(Buffer.from(newer), 0)?.item).toBe(newerItem);
+    expect(seen.find(Buffer.from(newer), 0)?.entry.item).toBe(newerItem);
     expect(seen.bytes).toBeGreaterThan(0);
   });
 
@@ -41,9 +41,9 @@ describe('createSeenItems', () => {
     const [a, b] = keepAll(seen, [short, long('ok ')]);
     const next = Buffer.from(`{"messages":[ ${long('ok ')} , ${short}]}`);
     const longAt = next.indexOf('{"role":"tool"');
-    expect(seen.find(next, longAt)).toMatchObject({ item: b, end: longAt + long('ok ').length });
+    expect(seen.find(next, longAt)).toMatchObject({ entry: { item: b }, end: longAt + long('ok ').length });
     const shortAt = next.indexOf(short);
-    expect(seen.find(next, shortAt)?.item).toBe(a);
+    expect(seen.find(next, shortAt)?.entry.item).toBe(a);
     expect(seen.find(next, shortAt)?.end).toBe(shortAt + short.length);
   });
 
@@ -68,12 +68,44 @@ describe('createSeenItems', () => {
     const one = JSON.stringify({ content: `${head} one` });
     const two = JSON.stringify({ content: `${head} two` });
     const [a, b] = keepAll(seen, [one, two]);
-    expect(seen.find(Buffer.from(one), 0)?.item).toBe(a);
-    expect(seen.find(Buffer.from(two), 0)?.item).toBe(b);
+    expect(seen.find(Buffer.from(one), 0)?.entry.item).toBe(a);
+    expect(seen.find(Buffer.from(two), 0)?.entry.item).toBe(b);
     expect(seen.find(Buffer.from(JSON.stringify({ content: `${head} three` })), 0)).toBeUndefined();
     const [c] = keepAll(seen, ['{"a":1}']);
-    expect(seen.find(Buffer.from('{"a":1},{"b":2}'), 0)).toMatchObject({ item: c, end: 7 });
+    expect(seen.find(Buffer.from('{"a":1},{"b":2}'), 0)).toMatchObject({ entry: { item: c }, end: 7 });
     expect(seen.find(Buffer.from('{"a":12}'), 0)).toBeUndefined();
+  });
+
+  it('answers the same with or without the item before, whatever that item was linked to', () => {
+    const texts = Array.from({ length: 8 }, (_, i) => long(`item ${i} `));
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat({ max: 7 }), fc.nat({ max: 7 })), { maxLength: 12 }),
+        fc.array(fc.nat({ max: 7 }), { minLength: 2, maxLength: 6 }),
+        fc.option(fc.nat(), { nil: undefined }),
+        (links, order, edit) => {
+          const seen = createSeenItems(1 << 20);
+          keepAll(seen, texts);
+          const entry = (i: number) => seen.find(Buffer.from(texts[i]!), 0)!.entry;
+          for (const [a, b] of links) seen.link(entry(a), entry(b));
+          const sent = order.map((i) => texts[i]!);
+          if (edit !== undefined) {
+            const at = edit % sent[1]!.length;
+            sent[1] = `${sent[1]!.slice(0, at)}${sent[1]![at] === '7' ? '8' : '7'}${sent[1]!.slice(at + 1)}`;
+          }
+          const buf = Buffer.from(sent.join(','));
+          let pos = 0;
+          let before: SeenEntry | undefined;
+          for (const text of sent) {
+            const plain = seen.find(buf, pos);
+            expect(seen.find(buf, pos, before)?.entry).toBe(plain?.entry);
+            before = plain?.entry;
+            pos += text.length + 1;
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('keeps objects and arrays only, and nothing when its bound is 0', () => {
@@ -83,7 +115,7 @@ describe('createSeenItems', () => {
     expect(seen.entries).toBe(0);
     const list = [1, 2];
     seen.keep(Buffer.from('[1,2]'), 0, 5, list, 58);
-    expect(seen.find(Buffer.from('[1,2],3'), 0)).toMatchObject({ item: list, end: 5 });
+    expect(seen.find(Buffer.from('[1,2],3'), 0)).toMatchObject({ entry: { item: list }, end: 5 });
     const off = createSeenItems(0);
     keepAll(off, ['{"a":1}']);
     expect(off.find(Buffer.from('{"a":1}'), 0)).toBeUndefined();
@@ -98,7 +130,7 @@ describe('createSeenItems', () => {
     expect(seen.bytes).toBeLessThanOrEqual(maxBytes);
     expect(seen.bytes).toBeGreaterThan(maxBytes / 2);
     expect(seen.find(Buffer.from(texts[0]!), 0)).toBeUndefined();
-    expect(seen.find(Buffer.from(texts[199]!), 0)?.item).toBe(items[199]);
+    expect(seen.find(Buffer.from(texts[199]!), 0)?.entry.item).toBe(items[199]);
     // An item bigger than a quarter of the bound is not kept at all.
     expect(seen.keeps(maxBytes / 4 / 3 - 400, 0)).toBe(true);
     expect(seen.keeps(maxBytes / 4 / 3, 0)).toBe(false);

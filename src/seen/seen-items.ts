@@ -13,8 +13,13 @@ import { endWithin } from './end-within.js';
 // (the whole item, when it is short) and taken only when its kept bytes equal the request's at
 // that place, a memory compare. A JSON object is self-delimiting, so equal bytes are the same
 // item ending at the same place, and no byte of a changed item can reuse what another one parsed
-// to. The `tools` definitions are kept the same way. Items are never changed once parsed (the engine makes new objects for what it changes), so
-// one object serves every request that sends its bytes, concurrent ones too.
+// to. The `tools` definitions are kept the same way. Items are never changed once parsed (the
+// engine makes new objects for what it changes), so one object serves every request that sends
+// its bytes, concurrent ones too.
+//
+// An item remembers the lookup key of the item that followed it the last time (link): the next
+// item of a resent history is looked for there first, with the key the cache holds, so most items
+// cost a memory compare and no scan for their first bytes, nor a new key to hash.
 
 /** Bytes of an item that look it up; a shorter item is looked up by all of its bytes. */
 export const LOOKUP_BYTES = 128;
@@ -23,31 +28,41 @@ const PER_LOOKUP = 8;
 // Per entry: its Buffer (~200 bytes of heap, measured), the bucket's slot and lru-cache's own.
 const ENTRY_OVERHEAD_BYTES = 320;
 
-interface Entry {
+/** A kept item as the cache hands it out; a lookup of the item after it may start from it. */
+export interface SeenEntry {
+  readonly item: object;
+  /** What the item takes in the cache (estimated bytes). */
+  readonly size: number;
+}
+
+interface Entry extends SeenEntry {
   bytes: Buffer;
-  item: object;
-  size: number;
+  /** Its lookup key: the string the cache holds it under, whose hash is worked out already. */
+  key: string;
+  /** The lookup key of the item that followed it when it was last sent (link). */
+  next?: string;
 }
 
 export interface Found {
-  item: object;
+  entry: SeenEntry;
   /** Just after the item's bytes in the request. */
   end: number;
-  /** What the item takes in the cache (estimated bytes). */
-  size: number;
 }
 
 /** What `match` answers while the bytes that decide it have not all arrived. */
 export const NOT_YET = 'not yet';
 
 export interface SeenItems {
-  /** The item whose bytes start at `pos` in `buf`, when the same bytes were kept. */
-  find(buf: Buffer, pos: number): Found | undefined;
+  /**
+   * The item whose bytes start at `pos` in `buf`, when the same bytes were kept; `after`, the
+   * item right before it, whose successor is tried first.
+   */
+  find(buf: Buffer, pos: number, after?: SeenEntry): Found | undefined;
   /**
    * The same while `buf` is still arriving, only its first `arrived` bytes written: NOT_YET when
    * the bytes that decide are not all there (the item may be a kept one).
    */
-  match(buf: Buffer, pos: number, arrived: number): Found | typeof NOT_YET | undefined;
+  match(buf: Buffer, pos: number, arrived: number, after?: SeenEntry): Found | typeof NOT_YET | undefined;
   /**
    * Whether an item of `length` bytes may be kept, when the request it is in has `used` bytes of the
    * cache already (the items it found there and those it kept): not one that alone would take more
@@ -59,9 +74,11 @@ export interface SeenItems {
   /**
    * Keeps `item` (an object or array), parsed from `buf[start, end)`, for later requests that send
    * these bytes; `parsedBytes`, what the parsed item takes by parsed-size.ts's estimate. Returns
-   * what it takes in the cache (0 when it was not kept).
+   * the kept entry, or undefined when it was not kept.
    */
-  keep(buf: Buffer, start: number, end: number, item: object, parsedBytes: number): number;
+  keep(buf: Buffer, start: number, end: number, item: object, parsedBytes: number): SeenEntry | undefined;
+  /** `next` came right after `prev` in a request: a later lookup after `prev` tries it first. */
+  link(prev: SeenEntry, next: SeenEntry): void;
   /** What the kept items take, estimated, and how many there are. */
   readonly bytes: number;
   readonly entries: number;
@@ -95,6 +112,17 @@ function sameBytes(entry: Entry, buf: Buffer, pos: number, arrived: number): boo
   return buf.compare(entry.bytes, 0, arrived - pos, pos, arrived) === 0 ? NOT_YET : false;
 }
 
+/** The entry of `bucket` whose bytes are at `pos`; NOT_YET when one may be, once more has arrived. */
+function inBucket(bucket: readonly Entry[] | undefined, buf: Buffer, pos: number, arrived: number): Found | typeof NOT_YET | undefined {
+  let pending = false;
+  for (const entry of bucket ?? []) {
+    const same = sameBytes(entry, buf, pos, arrived);
+    if (same === true) return { entry, end: pos + entry.bytes.length };
+    if (same === NOT_YET) pending = true;
+  }
+  return pending ? NOT_YET : undefined;
+}
+
 /** A cache of at most `maxBytes` (estimated); 0 keeps nothing. */
 export function createSeenItems(maxBytes: number): SeenItems {
   const maxEntry = Math.max(1, Math.floor(maxBytes / 4));
@@ -108,40 +136,41 @@ export function createSeenItems(maxBytes: number): SeenItems {
         })
       : undefined;
   const quarter = maxBytes / 4;
-  function match(buf: Buffer, pos: number, arrived: number): Found | typeof NOT_YET | undefined {
+  function match(buf: Buffer, pos: number, arrived: number, after?: SeenEntry): Found | typeof NOT_YET | undefined {
     if (!lru) return undefined;
     if (pos >= arrived) return arrived < buf.length ? NOT_YET : undefined;
     if (!opensContainer(buf, pos)) return undefined;
+    const next = (after as Entry | undefined)?.next;
+    const successor = next === undefined ? undefined : inBucket(lru.get(next), buf, pos, arrived);
+    if (successor !== undefined) return successor;
     const keyEnd = lookupEnd(buf, pos, arrived);
     if (keyEnd === NOT_YET) return NOT_YET;
-    let pending = false;
-    for (const entry of lru.get(lookupKey(buf, pos, keyEnd)) ?? []) {
-      const same = sameBytes(entry, buf, pos, arrived);
-      if (same === true) return { item: entry.item, end: pos + entry.bytes.length, size: entry.size };
-      if (same === NOT_YET) pending = true;
-    }
-    return pending ? NOT_YET : undefined;
+    return inBucket(lru.get(lookupKey(buf, pos, keyEnd)), buf, pos, arrived);
   }
   return {
     keeps: (length, used) => lru !== undefined && 3 * length + ENTRY_OVERHEAD_BYTES <= quarter && used + 3 * length <= maxBytes / 2,
-    find: (buf, pos) => match(buf, pos, buf.length) as Found | undefined,
+    find: (buf, pos, after) => match(buf, pos, buf.length, after) as Found | undefined,
     match,
     keep(buf, start, end, item, parsedBytes) {
-      if (!lru || !opensContainer(buf, start)) return 0;
+      if (!lru || !opensContainer(buf, start)) return undefined;
       const key = lookupKey(buf, start, Math.min(end, start + LOOKUP_BYTES));
       const size = end - start + parsedBytes + ENTRY_OVERHEAD_BYTES;
-      if (size > maxEntry) return 0;
+      if (size > maxEntry) return undefined;
       // Its own memory, not a view that would hold the whole request.
       const bytes = Buffer.allocUnsafeSlow(end - start);
       buf.copy(bytes, 0, start, end);
+      const entry: Entry = { bytes, item, size, key };
       const others = (lru.get(key) ?? []).filter((e) => !e.bytes.equals(bytes));
-      const bucket = [{ bytes, item, size }, ...others].slice(0, PER_LOOKUP);
+      const bucket = [entry, ...others].slice(0, PER_LOOKUP);
       // lru-cache refuses a bucket over its entry bound, and drops the one it had: the oldest items
       // of the bucket go first instead.
       let total = bucket.reduce((n, e) => n + e.size, 0);
       while (total > maxEntry && bucket.length > 1) total -= bucket.pop()!.size;
       lru.set(key, bucket);
-      return size;
+      return entry;
+    },
+    link(prev, next) {
+      (prev as Entry).next = (next as Entry).key;
     },
     get bytes() {
       return lru?.calculatedSize ?? 0;
