@@ -52,6 +52,7 @@ export async function startRecap(config: Config, opts: StartOptions = {}): Promi
     records: runtime.records,
     events: runtime.events,
     seen: runtime.seen,
+    tokens: runtime.tokens,
     secret: runtime.secret,
     readiness: runtime.readiness,
     metricsText: opts.metricsText,

@@ -2,6 +2,7 @@ import type { WireRoute } from '../http/compacting-handler.js';
 import { spliceArray } from '../json/splice.js';
 import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import { canForwardFirst } from '../pipeline/forward-first.js';
+import { chatPromptBound } from './forward-bound.js';
 import type { AppDeps } from '../runtime/deps.js';
 import { type ChatBody, readChatRequest } from './parse-request.js';
 import { chatRecall } from './recall.js';
@@ -13,7 +14,7 @@ export function chatRoute(deps: AppDeps): WireRoute<ChatRequest, ChatMessage, Ch
     itemsKey: 'messages',
     upstreamPath: '/chat/completions',
     read: (raw, pause, arrived) => readChatRequest(raw, pause, deps.seen, arrived),
-    canForwardFirst,
+    canForwardFirst: (parsed, model, headers, names) => canForwardFirst(parsed.body, () => chatPromptBound(parsed, deps.tokens.counterFor(model!.encoding)), model, headers, names),
     compaction: deps.compaction,
     withView: (chat, view) => spliceArray(chat, 'messages', chat.body.messages, view),
     streamEnd: chatStreamEnd,

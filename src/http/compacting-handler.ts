@@ -34,7 +34,7 @@ export interface WireRoute<B extends { model: string }, T, P extends { body: B }
    */
   read(raw: Buffer, pause: Pause, arrived: ItemsOnArrival): Promise<P>;
   /** The request provably needs no compaction (forward-first.ts): forwarded before it is counted. */
-  canForwardFirst(body: B, rawBytes: number, model: ModelConfig | undefined, headers: IncomingMessage['headers'], conversationHeaders: readonly string[]): boolean;
+  canForwardFirst(parsed: P, model: ModelConfig | undefined, headers: IncomingMessage['headers'], conversationHeaders: readonly string[]): boolean;
   compaction: RouteCompaction<B, T>;
   /** The client's bytes with `view` in place of its items: nothing else changes (rule 12). */
   withView(parsed: P, view: T[]): Buffer;
@@ -95,7 +95,7 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
       const upstream = deps.upstreams.get(upstreamName);
       if (!upstream) throw errors.internal();
 
-      if (route.canForwardFirst(body, raw.length, model, req.headers, config.server.conversation_header)) {
+      if (route.canForwardFirst(parsed, model, req.headers, config.server.conversation_header)) {
         early = forward(upstream, req, raw, signal, log);
         // Settled below; a rejection while prepare() runs must not go unhandled.
         early.catch(() => undefined);

@@ -1,8 +1,18 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { chatPromptBound } from '../chat/forward-bound.js';
+import { type ChatBody, readChatRequest } from '../chat/parse-request.js';
 import { parseConfig } from '../config/config.js';
-import { createTokenCounter } from '../tokens/counter.js';
 import { RECALL_TOOL_MAX_TOKENS } from '../recall/tool.js';
+import { createSeenItems } from '../seen/seen-items.js';
+import { noPause } from '../slicing/slicer.js';
+import { resolveBudget } from '../tokens/budget.js';
+import { createTokenCounter, type TokenCounter } from '../tokens/counter.js';
 import { canForwardFirst } from './forward-first.js';
+
+// A request is forwarded before it is counted only when it provably fits below both lines: the
+// bound counts exactly what was counted before and the bytes of the rest, and never says yes to a
+// request whose real count does not fit.
 
 const config = parseConfig(
   JSON.stringify({
@@ -17,41 +27,92 @@ const config = parseConfig(
   {},
 );
 const [small, est, recalling] = config.models;
-const bytes = (b: unknown) => Buffer.byteLength(JSON.stringify(b));
-const counter = createTokenCounter({ encoding: 'o200k_base' });
+const NAMES = ['x-conversation-id'];
+
+/** The body as the request path reads it (messages seen before come back as the same objects). */
+async function read(body: unknown, seen = createSeenItems(1 << 20)): Promise<ChatBody> {
+  return readChatRequest(Buffer.from(JSON.stringify(body)), noPause, seen);
+}
+
+function forwardsFirst(parsed: ChatBody, counter: TokenCounter, model = small, headers = {}): boolean {
+  return canForwardFirst(parsed.body, () => chatPromptBound(parsed, counter), model, headers, NAMES);
+}
 
 describe('canForwardFirst', () => {
-  it('holds back a body whose bytes could exceed the prepare line, and never says yes when tokens exceed bytes', () => {
-    const samples = ['hello world', '日本語のテキストです。'.repeat(20), '🙂🙃'.repeat(50), 'x '.repeat(300), '{"a":[1,2,3]}'.repeat(30)];
-    for (const text of samples) {
-      const body = {
-        model: 'small',
-        messages: [
-          { role: 'system', content: 'be brief' },
-          { role: 'user', content: text },
-        ],
-      };
-      const tokens = counter.countMessages(body.messages).total;
-      expect(tokens).toBeLessThanOrEqual(bytes(body));
-      expect(canForwardFirst(body, bytes(body), small, {}, ['x-conversation-id'])).toBe(bytes(body) <= 0.8 * 1000);
-    }
+  it('bounds messages counted before by their count and the others by their bytes', async () => {
+    const seen = createSeenItems(1 << 20);
+    const counter = createTokenCounter({ encoding: 'o200k_base' });
+    const history = [{ role: 'system', content: 'be brief' }, ...Array.from({ length: 8 }, (_, i) => ({ role: 'user', content: `word ${i} `.repeat(12) }))];
+    const body = { model: 'small', messages: history };
+    const bytes = Buffer.byteLength(JSON.stringify(body));
+    // 8 × 100 bytes of text: past the prepare line (800) by its bytes, well below it by its tokens.
+    expect(bytes).toBeGreaterThan(800);
+    const first = await read(body, seen);
+    expect(forwardsFirst(first, counter)).toBe(false);
+    const counted = counter.countMessages(first.body.messages).total;
+    expect(counted).toBeLessThan(400);
+    // Sent again: the same message objects, counted before.
+    expect(forwardsFirst(await read(body, seen), counter)).toBe(true);
+    // One new message is bounded by its bytes: a long one tips it over.
+    const longer = { model: 'small', messages: [...history, { role: 'user', content: 'z'.repeat(800 - counted) }] };
+    expect(forwardsFirst(await read(longer, seen), counter)).toBe(false);
+    const shorter = { model: 'small', messages: [...history, { role: 'user', content: 'z'.repeat(200) }] };
+    expect(forwardsFirst(await read(shorter, seen), counter)).toBe(true);
   });
 
-  it('counts first for images, oversized conversation ids, and doubles the bound for tools and calibration', () => {
-    const text = { model: 'small', messages: [{ role: 'user', content: 'hi' }] };
-    expect(canForwardFirst(text, 300, small, {}, ['x-conversation-id'])).toBe(true);
-    const image = { model: 'small', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] };
-    expect(canForwardFirst(image, 100, small, {}, ['x-conversation-id'])).toBe(false);
-    expect(canForwardFirst(text, 300, small, { 'x-conversation-id': 'x'.repeat(600) }, ['x-conversation-id'])).toBe(false);
-    expect(canForwardFirst({ ...text, tools: [] }, 450, small, {}, ['x-conversation-id'])).toBe(false);
-    expect(canForwardFirst(text, 450, est, {}, ['x-conversation-id'])).toBe(false);
-    expect(canForwardFirst(text, 450, small, {}, ['x-conversation-id'])).toBe(true);
-    expect(canForwardFirst(text, 1e9, undefined, {}, ['x-conversation-id'])).toBe(true);
+  it('has no bound for an image it did not count, and counts one it did', async () => {
+    const seen = createSeenItems(1 << 20);
+    const counter = createTokenCounter({ encoding: 'o200k_base' });
+    const image = { model: 'small', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png', detail: 'low' } }] }] };
+    const first = await read(image, seen);
+    expect(forwardsFirst(first, counter)).toBe(false);
+    counter.countMessages(first.body.messages);
+    expect(forwardsFirst(await read(image, seen), counter)).toBe(true);
   });
 
-  it('leaves room for recap_recall where it may be injected', () => {
-    const text = { model: 'recalling', messages: [{ role: 'user', content: 'hi' }] };
-    expect(canForwardFirst(text, 0.8 * (1000 - RECALL_TOOL_MAX_TOKENS), recalling, {}, ['x-conversation-id'])).toBe(true);
-    expect(canForwardFirst(text, 0.8 * (1000 - RECALL_TOOL_MAX_TOKENS) + 1, recalling, {}, ['x-conversation-id'])).toBe(false);
+  it('counts first for oversized conversation ids, and takes room for definitions, calibration and recap_recall', async () => {
+    const counter = createTokenCounter({ encoding: 'o200k_base' });
+    const text = { model: 'small', messages: [{ role: 'user', content: 'x'.repeat(400) }] };
+    const parsed = await read(text);
+    expect(forwardsFirst(parsed, counter)).toBe(true);
+    expect(forwardsFirst(parsed, counter, small, { 'x-conversation-id': 'x'.repeat(600) })).toBe(false);
+    // Definitions not counted before are bounded by the whole body's bytes, which the budget loses too.
+    const tools = { ...text, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] };
+    expect(forwardsFirst(await read(tools), counter)).toBe(false);
+    counter.countTools((await read(tools)).body);
+    expect(forwardsFirst(await read(tools), counter)).toBe(false);
+    const seen = createSeenItems(1 << 20);
+    counter.countTools((await read(tools, seen)).body);
+    expect(forwardsFirst(await read(tools, seen), counter)).toBe(true);
+    // An estimate may be calibrated up to twice itself.
+    expect(forwardsFirst(parsed, createTokenCounter({ encoding: 'estimate' }), est)).toBe(false);
+    expect(canForwardFirst(parsed.body, () => ({ messages: 0.8 * (1000 - RECALL_TOOL_MAX_TOKENS), definitions: 0 }), recalling, {}, NAMES)).toBe(true);
+    expect(canForwardFirst(parsed.body, () => ({ messages: 0.8 * (1000 - RECALL_TOOL_MAX_TOKENS) + 1, definitions: 0 }), recalling, {}, NAMES)).toBe(false);
+    expect(canForwardFirst(parsed.body, () => null, undefined, {}, NAMES)).toBe(true);
+  });
+
+  it('never forwards first a request whose real count passes the prepare line', async () => {
+    const texts = ['hello world ', '日本語のテキストです。', '🙂🙃', 'x ', '{"a":[1,2,3]}', 'ünïcödé ', '\\"\n\t'];
+    const message = fc.record({
+      role: fc.constantFrom('user', 'assistant', 'system', 'tool'),
+      content: fc.tuple(fc.constantFrom(...texts), fc.integer({ min: 1, max: 60 })).map(([t, n]) => t.repeat(n)),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(message, { minLength: 1, maxLength: 12 }), fc.nat({ max: 12 }), fc.boolean(), async (messages, countedBefore, withTools) => {
+        const seen = createSeenItems(1 << 20);
+        const counter = createTokenCounter({ encoding: 'o200k_base' });
+        const tools = withTools ? { tools: [{ type: 'function', function: { name: 'lookup', description: 'find', parameters: { type: 'object' } } }] } : {};
+        // Some of the history was counted by an earlier request.
+        const earlier = await read({ model: 'small', messages: messages.slice(0, countedBefore), ...tools }, seen);
+        counter.countMessages(earlier.body.messages);
+        if (withTools) counter.countTools(earlier.body);
+        const parsed = await read({ model: 'small', messages, ...tools }, seen);
+        if (!forwardsFirst(parsed, counter)) return;
+        const definitions = counter.countTools(parsed.body);
+        const { budget } = resolveBudget(small!, parsed.body, definitions);
+        expect(counter.countMessages(parsed.body.messages).total).toBeLessThanOrEqual(0.8 * budget);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -1,32 +1,32 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ModelConfig } from '../config/config.js';
 import { MAX_CONVERSATION_ID_BYTES } from '../conversation/identify.js';
-import type { ChatRequest } from '../messages/types.js';
 import { RECALL_TOOL_MAX_TOKENS } from '../recall/tool.js';
-import { resolveBudget } from '../tokens/budget.js';
+import { type OutputLimits, resolveBudget } from '../tokens/budget.js';
 
 // A request that provably needs neither compaction nor preparation is forwarded before recap
 // counts it; the counting (for the x-recap-* headers, metrics and the cache) overlaps the
 // upstream's work instead of delaying it.
 //
-// The proof: every token covers at least one byte of text, and the JSON around each message and
-// tool definition is longer than the tokens OpenAI's framing adds, so a text-only request never
-// has more prompt tokens than its body has bytes. Tool definitions also lower the budget by their
-// own tokens, hence twice the bytes when there are some; calibration may scale estimates up to 2×.
-// Images, audio and files cost more tokens than bytes, so such requests are always counted first.
+// The proof: upper bounds of the prompt's tokens (uncalibrated), its messages' and its
+// definitions' (tools, functions, response_format, which also lower the budget by their own
+// tokens), stay below both lines of the budget that those definitions leave, even scaled by the
+// most calibration may scale an estimate (2×). The route works the bounds out (chat/forward-bound.ts):
+// exact for what this process counted before, bytes for the rest.
 
 const MAX_CALIBRATION_FACTOR = 2;
 
-function textOnly(body: ChatRequest): boolean {
-  for (const m of body.messages) {
-    if (Array.isArray(m.content) && m.content.some((p) => (p as { type?: unknown }).type !== 'text')) return false;
-  }
-  return true;
+/** Upper bounds of a request's uncalibrated prompt tokens; null when the route cannot bound them. */
+export interface PromptBound {
+  /** The messages (with the reply's priming), as the budget's share for them counts them. */
+  messages: number;
+  /** The tool, function and response_format definitions. */
+  definitions: number;
 }
 
 export function canForwardFirst(
-  body: ChatRequest,
-  rawBytes: number,
+  body: OutputLimits,
+  bound: () => PromptBound | null,
   model: ModelConfig | undefined,
   headers: IncomingHttpHeaders,
   conversationHeaders: readonly string[],
@@ -37,12 +37,12 @@ export function canForwardFirst(
     const id = headers[name];
     if (typeof id === 'string' && Buffer.byteLength(id) > MAX_CONVERSATION_ID_BYTES) return false;
   }
-  if (!textOnly(body)) return false;
-  const hasDefinitions = body.tools !== undefined || body.functions !== undefined || body.response_format !== undefined;
+  const tokens = bound();
+  if (tokens === null) return false;
   const calibration = (model.calibrate ?? model.encoding === 'estimate') ? MAX_CALIBRATION_FACTOR : 1;
-  const bound = rawBytes * calibration * (hasDefinitions ? 2 : 1);
+  // recap_recall, when it may be injected, takes budget too.
+  const recallTool = model.recall.enabled ? RECALL_TOOL_MAX_TOKENS : 0;
   const { compaction } = model;
-  // recap_recall, when it may be injected, takes budget too (as calibrated).
-  const recallTool = model.recall.enabled ? calibration * RECALL_TOOL_MAX_TOKENS : 0;
-  return bound <= Math.min(compaction.trigger_ratio, compaction.prepare_ratio) * resolveBudget(model, body, recallTool).budget;
+  const budget = resolveBudget(model, body, calibration * (tokens.definitions + recallTool)).budget;
+  return calibration * tokens.messages <= Math.min(compaction.trigger_ratio, compaction.prepare_ratio) * budget;
 }

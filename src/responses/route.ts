@@ -8,7 +8,7 @@ import { responsesStreamEnd } from './stream-end.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
 /** Forwarded before counting: nothing to compact (no config, strategy off, or state kept by the provider). */
-function canForwardFirst(body: ResponsesRequest, _rawBytes: number, model: ModelConfig | undefined): boolean {
+function canForwardFirst({ body }: ResponsesBody, model: ModelConfig | undefined): boolean {
   return !model || model.compaction.strategy === 'off' || !isCompactable(body);
 }
 

@@ -4,6 +4,7 @@ import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { RouteCompaction } from '../pipeline/prepare.js';
+import type { TokenService } from '../pipeline/token-service.js';
 import type { Records } from '../pipeline/records.js';
 import type { ResponseItem, ResponsesRequest } from '../responses/types.js';
 import type { SeenItems } from '../seen/seen-items.js';
@@ -28,6 +29,8 @@ export interface AppDeps {
   events: EventRecorder;
   /** The conversation items parsed lately, so that a request parses only what is new in it. */
   seen: SeenItems;
+  /** The request path's token counters: forward-first reads what they counted before. */
+  tokens: Pick<TokenService, 'counterFor'>;
   /** Key of the tenant and conversation hashes (the inspection endpoints need it too). */
   secret: string;
   readiness(): Promise<{ ready: boolean; store: string }>;

@@ -12,7 +12,7 @@ import { createMetrics, type Metrics, watchSeenItems } from '../observability/me
 import { type BackgroundCompactor, createBackgroundCompactor } from '../pipeline/background.js';
 import type { RouteCompaction } from '../pipeline/prepare.js';
 import { createRecords, type Records } from '../pipeline/records.js';
-import { createTokenService } from '../pipeline/token-service.js';
+import { createTokenService, type TokenService } from '../pipeline/token-service.js';
 import { createResponsesCompaction } from '../responses/prepare.js';
 import type { ResponseItem, ResponsesRequest } from '../responses/types.js';
 import { createSeenItems, type SeenItems } from '../seen/seen-items.js';
@@ -29,6 +29,7 @@ export interface Runtime {
   records: Records;
   events: EventRecorder;
   seen: SeenItems;
+  tokens: TokenService;
   compaction: RouteCompaction<ChatRequest, ChatMessage>;
   responses: RouteCompaction<ResponsesRequest, ResponseItem>;
   background: BackgroundCompactor;
@@ -102,6 +103,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     records,
     events,
     seen,
+    tokens,
     compaction,
     responses,
     background,

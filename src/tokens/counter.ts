@@ -4,7 +4,7 @@ import { type TokenCache, tokenCacheKey, tokenCacheKeyFromHash } from './cache.j
 import { type EncodingName, getTokenizer, type TextTokenizer } from './encodings.js';
 import { messageCost, REPLY_PRIMING_TOKENS } from './message-tokens.js';
 import { piecesForCounting } from './split.js';
-import { toolsTokens } from './tools-tokens.js';
+import { knownToolsTokens, toolsTokens } from './tools-tokens.js';
 
 // Counts prompts the way OpenAI bills them (message-tokens.ts, tools-tokens.ts), one cached entry
 // per message so that a long conversation is tokenized once, not once per turn.
@@ -30,6 +30,10 @@ export interface TokenCounter {
   countMessagesAsync(ms: readonly ChatMessage[], hashes?: readonly string[]): Promise<MessageCounts>;
   /** Tokens of the request's tools, functions and response_format definitions. */
   countTools(req: ChatRequest): number;
+  /** The message's tokens when this counter counted the same message object before, else undefined. */
+  known(m: ChatMessage): number | undefined;
+  /** countTools when it needs no rendering (no definitions, or `tools` counted before), else undefined. */
+  knownTools(req: ChatRequest): number | undefined;
 }
 
 export interface TokenCounterOptions {
@@ -130,5 +134,7 @@ export function createTokenCounter({ encoding, cache }: TokenCounterOptions): To
       return totals(perMessage);
     },
     countTools: (req) => toolsTokens(req, tokenizer),
+    known: (m) => counted.get(m),
+    knownTools: (req) => knownToolsTokens(req, tokenizer),
   };
 }

@@ -135,6 +135,17 @@ function toolsDefinitions(req: ChatRequest, tokenizer: TextTokenizer): Definitio
   return defs;
 }
 
+/**
+ * The request's definitions' tokens when working them out costs no rendering: there are none, or
+ * its `tools` were counted before (then only the merge into the system message and any
+ * `response_format` are counted). Undefined otherwise.
+ */
+export function knownToolsTokens(req: ChatRequest, tokenizer: TextTokenizer): number | undefined {
+  const none = req.tools === undefined && req.functions === undefined;
+  if (!none && (!Array.isArray(req.tools) || Array.isArray(req.functions) || !byTools.get(tokenizer)?.has(req.tools))) return undefined;
+  return toolsTokens(req, tokenizer);
+}
+
 export function toolsTokens(req: ChatRequest, tokenizer: TextTokenizer): number {
   const defs = toolsDefinitions(req, tokenizer);
   let tokens = defs.tokens + (defs.functions ? systemMergeTokens(req, tokenizer) : 0);

@@ -1,0 +1,29 @@
+import type { ChatMessage } from '../messages/types.js';
+import type { PromptBound } from '../pipeline/forward-first.js';
+import type { TokenCounter } from '../tokens/counter.js';
+import { REPLY_PRIMING_TOKENS } from '../tokens/message-tokens.js';
+import type { ChatBody } from './parse-request.js';
+
+// Upper bounds of a chat request's prompt tokens for forward-first.ts, worked out without counting
+// anything new. A message this process counted before (the same object comes back for the same
+// bytes, seen/seen-items.ts) counts exactly; any other is bounded by its bytes: every token covers
+// at least one byte of text, and the JSON around a message is longer than the tokens OpenAI's
+// framing adds, so a text-only message never has more tokens than its bytes. Images, audio and
+// files cost more tokens than bytes, so a request with such a message not counted before has no
+// bound. Definitions count exactly once counted before; else the whole body's bytes bound them.
+
+function textOnly(m: ChatMessage): boolean {
+  return !Array.isArray(m.content) || m.content.every((p) => (p as { type?: unknown }).type === 'text');
+}
+
+export function chatPromptBound(parsed: ChatBody, counter: TokenCounter): PromptBound | null {
+  const { body, raw } = parsed;
+  const spans = parsed.members?.find((m) => m.key === 'messages')?.elements;
+  let messages = spans ? REPLY_PRIMING_TOKENS : raw.length;
+  for (const [i, m] of body.messages.entries()) {
+    const known = counter.known(m);
+    if (known === undefined && !textOnly(m)) return null;
+    if (spans) messages += known ?? spans[i]!.end - spans[i]!.start;
+  }
+  return { messages, definitions: counter.knownTools(body) ?? raw.length };
+}
