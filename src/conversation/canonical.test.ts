@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../messages/types.js';
 import { hashChain, messageHash, primeMessageHash } from './canonical.js';
@@ -44,6 +45,20 @@ describe('hash chain', () => {
     expect(a[1]).toBe(b[1]);
     expect(a[2]).not.toBe(b[2]);
     expect(c.every((link, i) => link !== a[i])).toBe(true);
+  });
+
+  it('gives the same links when it knows the items, whatever order and seed they came in before', () => {
+    const pool = Array.from({ length: 6 }, (_, i) => ({ role: 'user', content: `m${i}` }) as ChatMessage);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.array(fc.nat({ max: 5 }), { maxLength: 8 }), fc.constantFrom('', 'seed-a', 'seed-b')), { maxLength: 6 }), (runs) => {
+        for (const [order, seed] of runs) {
+          const items = order.map((i) => pool[i]!);
+          const hashes = items.map((m) => messageHash(m));
+          expect(hashChain(hashes, seed, items)).toEqual(hashChain(hashes, seed));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -145,12 +145,27 @@ function* hashChunks(piece: string): Generator<string> {
   }
 }
 
-/** chain[i] identifies messages[0..i] in order: chain[i] = H(chain[i-1] + hash(messages[i])). */
-export function hashChain(messageHashes: readonly string[], seed = ''): string[] {
+// The link after an item, per item object with the link before it: a resent history comes back as
+// the same objects (seen/seen-items.ts), and chains without hashing again.
+const linkAfter = new WeakMap<object, { prev: string; link: string }>();
+
+/**
+ * chain[i] identifies messages[0..i] in order: chain[i] = H(chain[i-1] + hash(messages[i])).
+ * `items`, when given, are the objects whose hashes these are: a link worked out before after the
+ * same link is taken again.
+ */
+export function hashChain(messageHashes: readonly string[], seed = '', items?: readonly object[]): string[] {
   const chain: string[] = [];
   let prev = seed;
-  for (const h of messageHashes) {
-    prev = sha256(`${prev}.${h}`);
+  for (const [i, h] of messageHashes.entries()) {
+    const item = items?.[i];
+    const known = item && linkAfter.get(item);
+    if (known && known.prev === prev) prev = known.link;
+    else {
+      const link = sha256(`${prev}.${h}`);
+      if (item) linkAfter.set(item, { prev, link });
+      prev = link;
+    }
     chain.push(prev);
   }
   return chain;

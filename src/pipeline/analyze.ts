@@ -117,7 +117,7 @@ export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
     rest,
     layout,
     get links() {
-      links ??= hashChain(input.hashes.slice(seg.pinnedCount));
+      links ??= hashChain(input.hashes.slice(seg.pinnedCount), '', rest as object[]);
       return links;
     },
     *linksSteps() {
@@ -125,7 +125,7 @@ export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
       const chain: string[] = [];
       const hashes = input.hashes.slice(seg.pinnedCount);
       for (let i = 0; i < hashes.length; i += STEP_EVERY) {
-        chain.push(...hashChain(hashes.slice(i, i + STEP_EVERY), chain.at(-1) ?? ''));
+        chain.push(...hashChain(hashes.slice(i, i + STEP_EVERY), chain.at(-1) ?? '', (rest as object[]).slice(i, i + STEP_EVERY)));
         yield;
       }
       links = chain;
