@@ -4,7 +4,7 @@ import { contentText } from '../compaction/text.js';
 import { withMember } from '../json/splice.js';
 import type { ChatMessage } from '../messages/types.js';
 import type { WireItems } from '../pipeline/wire.js';
-import { oncePerItem } from '../seen/once-per-item.js';
+import { lastPerItem, oncePerItem } from '../seen/once-per-item.js';
 
 // Chat messages as the engine sees them (compaction/items.ts), and the chat form of what recap
 // writes into a view: a cleared tool result.
@@ -51,6 +51,6 @@ export const chatWire: WireItems<ChatMessage> = {
   describe: oncePerItem(describeChatMessage),
   summaryItem: (sealed) => ({ role: 'system', content: sealed }),
   sealedTextOf: (m) => (m.role === 'system' ? contentText(m.content) : null),
-  cleared: clearedToolResult,
+  cleared: lastPerItem(clearedToolResult),
   asChat: (m) => m,
 };

@@ -4,7 +4,7 @@ import { withMember } from '../json/splice.js';
 import { stringifyJson } from '../json/stringify.js';
 import type { ChatMessage, ContentPart } from '../messages/types.js';
 import type { WireItems } from '../pipeline/wire.js';
-import { oncePerItem } from '../seen/once-per-item.js';
+import { lastPerItem, oncePerItem } from '../seen/once-per-item.js';
 import type { ResponseItem } from './types.js';
 
 // Responses API input items as the engine sees them (compaction/items.ts). A message counts by its
@@ -102,10 +102,10 @@ export const responsesWire: WireItems<ResponseItem> = {
     const content = chatParts(item.content);
     return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('\n');
   },
-  cleared(item, toolName, tokens, recall) {
+  cleared: lastPerItem((item: ResponseItem, toolName: string | null, tokens: number, recall: boolean): ResponseItem => {
     // Only a text output can be stubbed; any other (a screenshot, say) is left as it is.
     if (typeof item.output !== 'string' && !Array.isArray(item.output)) return item;
     return withMember(item, 'output', clearedStubText(toolName, str(item.call_id), tokens, recall));
-  },
+  }),
   asChat: (item) => (kindOf(item) === 'reasoning' ? null : asChatMessage(item)),
 };

@@ -13,3 +13,19 @@ export function oncePerItem<T extends object, R>(fn: (item: T) => R): (item: T) 
     return result;
   };
 }
+
+/**
+ * The same for what is worked out from an item and a few values besides (a cleared stub: the tool's
+ * name, the item's tokens): the result made last for the item is given again while those values
+ * are the same, so that it is the same object too, whose own hash and count are known then.
+ */
+export function lastPerItem<T extends object, A extends readonly unknown[], R>(fn: (item: T, ...args: A) => R): (item: T, ...args: A) => R {
+  const last = new WeakMap<T, { args: A; result: R }>();
+  return (item, ...args) => {
+    const made = last.get(item);
+    if (made && made.args.length === args.length && made.args.every((a, i) => a === args[i])) return made.result;
+    const result = fn(item, ...args);
+    last.set(item, { args, result });
+    return result;
+  };
+}
