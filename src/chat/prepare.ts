@@ -3,7 +3,7 @@ import type { ModelConfig } from '../config/config.js';
 import { identify } from '../conversation/identify.js';
 import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import type { PipelineDeps } from '../pipeline/pipeline-deps.js';
-import { type CountedItems, planCompaction, planUntouched, type RecallOffer, type RouteCompaction } from '../pipeline/prepare.js';
+import { type CountedItems, planCompaction, planUntouched, prefetchRecord, type RecallOffer, type RouteCompaction } from '../pipeline/prepare.js';
 import type { RoutePlan } from '../pipeline/route-plan.js';
 import { countRequest, type RequestTokens } from '../pipeline/token-service.js';
 import { recallRefusal } from '../recall/offer.js';
@@ -52,13 +52,14 @@ export function createChatCompaction(deps: PipelineDeps): RouteCompaction<ChatRe
         return planUntouched(deps, input, counted(tokens), model ? deps.tokens.budgetFor(model, body, tokens.toolsTokens) : undefined);
       }
       const identity = identify(callerOf(input.req), input.req.headers, body.messages, { headers: deps.config.server.conversation_header, secret: deps.secret });
+      const record = prefetchRecord(deps, { ...input, model }, identity);
       const tokens = await countRequest(deps.tokens, body, model);
       log.tokensIn = tokens.tokensIn;
       log.conversation = identity.conversation.slice(0, 16);
       const recall = chatRecallOffer(model, body, tokens, deps.tokens.scaleFor(model));
       // The injected tool is planned for as one of the request's tools (rule 3).
       const budget = deps.tokens.budgetFor(model, body, tokens.toolsTokens + (recall?.toolTokens ?? 0));
-      return planCompaction(deps, { ...input, model }, { items: body.messages, wire: chatWire, identity, counted: counted(tokens), budget, recall });
+      return planCompaction(deps, { ...input, model }, { items: body.messages, wire: chatWire, identity, counted: counted(tokens), budget, recall, record });
     },
   };
 }

@@ -89,7 +89,8 @@ async function degrade<T>(ctx: StepContext, a: Analysis<T>, base: Base, budget: 
   return { action: 'degraded', base, view: buildView(a, base.summary, view), viewTokens: cut.tokens, stubs: cut.cleared.length, shape: view, confirm, reason };
 }
 
-export async function decide<T>(ctx: StepContext, a: Analysis<T>, budget: number): Promise<Decision<T>> {
+/** `prefetched`: the record, when the route read it already. */
+export async function decide<T>(ctx: StepContext, a: Analysis<T>, budget: number, prefetched?: Promise<ConversationRecord | null | 'unavailable'>): Promise<Decision<T>> {
   const { compaction } = ctx.model;
   // Below both lines no stored summary can be needed (the least compacted view that fits is the
   // client's own) and nothing is prepared, so the store is not even asked.
@@ -97,7 +98,7 @@ export async function decide<T>(ctx: StepContext, a: Analysis<T>, budget: number
   if (raw <= compaction.trigger_ratio * budget && raw <= compaction.prepare_ratio * budget) return unchanged(a, { base: noSummaryBase(a), tokens: raw });
   // The chain links identify the checkpoints (rule 6); on a big request they take a while to hash.
   await runSliced(a.linksSteps(), ctx.pause);
-  const record = ctx.keepsRecords ? await ctx.deps.records.load(ctx.key) : null;
+  const record = ctx.keepsRecords ? await (prefetched ?? ctx.deps.records.load(ctx.key)) : null;
   return settle(ctx, a, budget, record === 'unavailable' ? null : record, record === 'unavailable' || !ctx.keepsRecords);
 }
 

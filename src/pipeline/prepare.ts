@@ -12,6 +12,7 @@ import { type Analysis, analyzeSteps } from './analyze.js';
 import { auditKey } from './audit.js';
 import { type Decision, decide } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
+import type { ConversationKey, ConversationRecord } from '../store/store.js';
 import { createRoutePlan, type PlanTokens, type RoutePlan } from './route-plan.js';
 import { type StepContext, summarizerRecorder } from './step-context.js';
 import type { WireItems } from './wire.js';
@@ -55,10 +56,38 @@ export interface RecallOffer {
   rawToolTokens: number;
 }
 
+/** A conversation's record as the request path reads it (records.ts). */
+export type LoadedRecord = ConversationRecord | null | 'unavailable';
+
+/** Where the request's records are kept: a model in audit mode keeps its projections apart. */
+function recordKey(deps: PipelineDeps, model: ModelConfig, identity: Identity): ConversationKey {
+  const key = { tenant: identity.tenant, conversation: identity.conversation };
+  return model.compaction.mode === 'audit' ? auditKey(key, deps.secret) : key;
+}
+
+/**
+ * The record of a request that was not forwarded first, read while the route counts it: such a
+ * request could not be shown to fit below both lines, so it most likely needs its record, and
+ * the store's round trip then overlaps the counting instead of following it.
+ */
+export function prefetchRecord(deps: PipelineDeps, input: PrepareInput & { model: ModelConfig }, identity: Identity): Promise<LoadedRecord> | undefined {
+  if (input.forwardedFirst || !identity.keepsRecords || input.model.compaction.strategy === 'off') return undefined;
+  return deps.records.load(recordKey(deps, input.model, identity));
+}
+
 export async function planCompaction<T>(
   deps: PipelineDeps,
   input: PrepareInput & { model: ModelConfig },
-  request: { items: readonly T[]; wire: WireItems<T>; identity: Identity; counted: CountedItems<T>; budget: Budget; recall?: RecallOffer | undefined },
+  request: {
+    items: readonly T[];
+    wire: WireItems<T>;
+    identity: Identity;
+    counted: CountedItems<T>;
+    budget: Budget;
+    recall?: RecallOffer | undefined;
+    /** The record, read already (prefetchRecord). */
+    record?: Promise<LoadedRecord> | undefined;
+  },
 ): Promise<RoutePlan<T>> {
   const { model, log } = input;
   const { identity, counted, budget } = request;
@@ -83,7 +112,7 @@ export async function planCompaction<T>(
     }),
     ctx.pause,
   );
-  const decision = await decide(ctx, a, budget.budget);
+  const decision = await decide(ctx, a, budget.budget, request.record);
   const recall = request.recall && recallFor(a, decision, model, counted, budget, request.recall);
   return createRoutePlan({ deps, log, tokens: counted, model, budget, identity, compaction: { ctx, a, decision, budget: budget.budget, bytes: input.bytes }, recall });
 }
@@ -106,13 +135,12 @@ function recallFor<T>(a: Analysis<T>, decision: Decision<T>, model: ModelConfig,
 }
 
 function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig, counter: TokenCounter, identity: Identity): StepContext {
-  const key = { tenant: identity.tenant, conversation: identity.conversation };
   const audit = model.compaction.mode === 'audit';
   return {
     deps,
     model,
     identity,
-    key: audit ? auditKey(key, deps.secret) : key,
+    key: recordKey(deps, model, identity),
     audit,
     counter,
     // A caller that keeps no records (anonymous) reads and writes none: the engine checks this one flag.
