@@ -4,6 +4,7 @@ import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDu
 import type { ChatRequest } from '../messages/types.js';
 import type { ItemsOnArrival } from '../seen/items-on-arrival.js';
 import type { SeenItems } from '../seen/seen-items.js';
+import { oncePerItem } from '../seen/once-per-item.js';
 import type { Pause } from '../slicing/slicer.js';
 import { messageShapeProblem } from './message-shape.js';
 
@@ -19,6 +20,9 @@ export interface ChatBody extends JsonBody {
 // The top-level keys whose value changes what recap does with a chat request.
 const KEYS_RECAP_READS = new Set(['model', 'messages', 'max_tokens', 'max_completion_tokens', 'tools', 'functions', 'response_format']);
 
+// Once per message object: a message seen before comes back as the same object (seen/seen-items.ts).
+const shapeProblemOf = oncePerItem(messageShapeProblem);
+
 function checkRequest(body: unknown): ChatRequest {
   const req = objectNamingModel(body);
   if (!Array.isArray(req.messages)) {
@@ -28,7 +32,7 @@ function checkRequest(body: unknown): ChatRequest {
     if (m === null || typeof m !== 'object' || Array.isArray(m) || typeof (m as { role?: unknown }).role !== 'string') {
       throw errors.invalidRequest(`messages[${i}] must be an object with a string \`role\`.`, `messages[${i}]`);
     }
-    const problem = messageShapeProblem(m as Record<string, unknown>);
+    const problem = shapeProblemOf(m as Record<string, unknown>);
     if (problem) throw errors.invalidRequest(`messages[${i}].${problem.field} ${problem.message}.`, `messages[${i}].${problem.field}`);
   });
   return req as ChatRequest;

@@ -59,7 +59,7 @@ export function matchOnArrival(seen: SeenItems, itemsKey: string): ArrivalMatche
       const item = seen.match(buf, pos, arrived, found.at(-1)?.entry);
       if (item === NOT_YET) return 'wait';
       if (!item) return stop();
-      found.push({ start: pos, ...item });
+      found.push({ start: pos, entry: item.entry, end: item.end });
       return goOn(item.end, 'after-item');
     }
     const at = skipWhitespace(view, pos);
