@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildRecap, removeBuild } from './overhead-build.js';
-import { growthRows, measureGrowth, type GrowthLabel } from './overhead-growth.js';
+import { growthCurves, growthGoals, growthRows, measureGrowth, type GrowthLabel, type GrowthPathName } from './overhead-growth.js';
 import { REPO_ROOT } from './overhead-processes.js';
 import { round3 } from './overhead-stats.js';
 
@@ -15,9 +15,10 @@ export async function runGrowthBench(): Promise<unknown> {
   const loadBefore = loadavg().map(round3);
   const cli = await buildRecap();
   try {
-    // GROWTH_SIZES=400KB,2MB picks sizes (a quicker rerun of part of the table).
+    // GROWTH_SIZES=400KB,2MB and GROWTH_PATHS=past pick sizes and paths (a quicker rerun of part of the table).
     const labels = process.env.GROWTH_SIZES?.split(',') as GrowthLabel[] | undefined;
-    const growth = await measureGrowth(cli, labels);
+    const paths = process.env.GROWTH_PATHS?.split(',') as GrowthPathName[] | undefined;
+    const growth = await measureGrowth(cli, labels, paths);
     const result = {
       bench: 'overhead-growth',
       node: process.version,
@@ -29,8 +30,8 @@ export async function runGrowthBench(): Promise<unknown> {
     await mkdir(dirname(RESULTS_FILE), { recursive: true });
     await writeFile(RESULTS_FILE, `${JSON.stringify(result, null, 2)}\n`);
     console.table(growthRows(growth));
-    console.table(growth.goals);
-    console.log('curve', growth.curve);
+    console.table(growthGoals(growth));
+    console.table(growthCurves(growth));
     process.stdout.write(`written to ${RESULTS_FILE} in ${result.durationS} s\n`);
     return result;
   } finally {

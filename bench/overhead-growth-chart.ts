@@ -2,9 +2,10 @@
 // the size of the conversation's history, for one or more runs of the table (a build before a
 // change and after it), as an SVG: per run, the CPU per request over the pipe's (what load moves
 // least) and the p50 latency over the pipe's.
-// Run: npx tsx bench/overhead-growth-chart.ts OUT.svg LABEL=results.json [LABEL=results.json ...]
+// Run: npx tsx bench/overhead-growth-chart.ts OUT.svg LABEL=results.json[#PATH] [LABEL=results.json[#PATH] ...]
+// (PATH: `below` or `past` the prepare line; a results file from before the two paths has one table.)
 import { readFile, writeFile } from 'node:fs/promises';
-import type { GrowthResult } from './overhead-growth.js';
+import type { GrowthPath, GrowthPathName, GrowthResult } from './overhead-growth.js';
 
 const WIDTH = 960;
 const HEIGHT = 420;
@@ -20,7 +21,7 @@ const TEXT = '#212529';
 
 export interface ChartRun {
   label: string;
-  result: Pick<GrowthResult, 'sizes'>;
+  result: Pick<GrowthPath, 'sizes'>;
 }
 
 interface Series {
@@ -95,11 +96,15 @@ export function renderGrowthChart(runs: readonly ChartRun[], title: string): str
 
 async function main(args: string[]): Promise<void> {
   const [file, ...named] = args;
-  if (!file || named.length === 0) throw new Error('usage: overhead-growth-chart.ts OUT.svg LABEL=results.json [...]');
+  if (!file || named.length === 0) throw new Error('usage: overhead-growth-chart.ts OUT.svg LABEL=results.json[#PATH] [...]');
   const runs = await Promise.all(
     named.map(async (arg) => {
       const at = arg.indexOf('=');
-      return { label: arg.slice(0, at), result: JSON.parse(await readFile(arg.slice(at + 1), 'utf8')) as GrowthResult };
+      const [path, part = 'below'] = arg.slice(at + 1).split('#') as [string, GrowthPathName | undefined];
+      const result = JSON.parse(await readFile(path, 'utf8')) as GrowthResult | Pick<GrowthPath, 'sizes'>;
+      const table = 'paths' in result ? result.paths[part] : result;
+      if (!table) throw new Error(`${path} has no table for the path "${part}"`);
+      return { label: arg.slice(0, at), result: table };
     }),
   );
   await writeFile(file, renderGrowthChart(runs, 'Growing conversation: recap over the byte pipe, per request, by history size'));

@@ -1,12 +1,12 @@
 // A CPU profile of recap serving one size of the growth table (overhead-growth.ts): recap runs
 // compiled, under `node --cpu-prof`, behind nothing but the sink; the size's passes are sent as the
 // table sends them, and the functions that took the most of recap's CPU are printed (self time).
-// Run: npx tsx bench/overhead-growth-profile.ts 2MB   (writes bench/results/profile-<size>.cpuprofile)
+// Run: npx tsx bench/overhead-growth-profile.ts 2MB [below|past]   (writes bench/results/profile-<size>.cpuprofile)
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildRecap, removeBuild } from './overhead-build.js';
-import { type GrowthLabel, prepareSize } from './overhead-growth.js';
+import { type GrowthLabel, type GrowthPathName, prepareSize } from './overhead-growth.js';
 import { growthBody } from './overhead-growth-bodies.js';
 import { clientFor, roundTrip } from './overhead-latency.js';
 import { REPO_ROOT } from './overhead-processes.js';
@@ -48,8 +48,8 @@ function topFunctions(profile: Profile, fromUs: number, count: number): { fn: st
     .map(([fn, ms]) => ({ fn: fn.slice(0, 110), ms: Math.round(ms), share: `${((ms / total) * 100).toFixed(1)}%` }));
 }
 
-async function main(label: GrowthLabel): Promise<void> {
-  const size = prepareSize(label);
+async function main(label: GrowthLabel, path: GrowthPathName): Promise<void> {
+  const size = prepareSize(label, path);
   const dir = join(tmpdir(), `recap-profile-${process.pid}`);
   await mkdir(dir, { recursive: true });
   const cli = await buildRecap();
@@ -97,4 +97,4 @@ async function main(label: GrowthLabel): Promise<void> {
   process.stdout.write(`written to ${out}\n`);
 }
 
-await main((process.argv[2] ?? '2MB') as GrowthLabel);
+await main((process.argv[2] ?? '2MB') as GrowthLabel, (process.argv[3] ?? 'below') as GrowthPathName);

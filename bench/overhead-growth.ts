@@ -1,10 +1,14 @@
 // The overhead bench's growth table: one agent's conversation at 20 KB, 400 KB, 2 MB and 8 MB of
 // history, each request one new message longer than the one before (overhead-growth-bodies.ts), on
-// a model whose window the history fills to about two thirds: too many bytes to forward before
-// counting (forward-first.ts), so recap reads, counts and plans every request before it goes
-// upstream, the path of every conversation nearing its budget. The same requests go to the sink
-// upstream directly, the byte pipe, Portkey and recap, interleaved request by request. recap's own
-// time is its request log's total minus the upstream's (from forwarding to the reply's headers).
+// models whose window the history fills to between half and nine tenths, too many bytes to
+// forward before anything is counted: the path of every conversation nearing its budget. Two such
+// paths: below the prepare line (three quarters of the budget: recap may forward a request before
+// counting it, from the exact counts of what it counted before, forward-first.ts) and past it
+// (between 0.8 and 0.9: recap reads the conversation's record, counts and plans every request
+// before it goes upstream, and considers preparing the next checkpoint after it). The same
+// requests go to the sink upstream directly, the byte pipe, Portkey and recap, interleaved request
+// by request. recap's own time is its request log's total minus the upstream's (from forwarding to
+// the reply's headers).
 // Run alone: npm run bench -- overhead-growth   (part of `overhead` too; needs Redis)
 import { parseChatRequest } from '../src/chat/parse-request.js';
 import { countRequest } from '../src/tokens/count-request.js';
@@ -16,6 +20,8 @@ import { round3, summarize } from './overhead-stats.js';
 import type { TargetName } from './overhead-targets.js';
 
 export type GrowthLabel = '20KB' | '400KB' | '2MB' | '8MB';
+/** Below the prepare line, or past it (and below the trigger). */
+export type GrowthPathName = 'below' | 'past';
 
 export const GROWTH_PARAMS = {
   sizes: { '20KB': 20_000, '400KB': 400_000, '2MB': 2_000_000, '8MB': 8_000_000 } as Record<GrowthLabel, number>,
@@ -23,8 +29,8 @@ export const GROWTH_PARAMS = {
   newMessagesPerPass: 8,
   /** Measured passes per size, after one pass of warm-up. */
   passes: { '20KB': 12, '400KB': 12, '2MB': 8, '8MB': 5 } as Record<GrowthLabel, number>,
-  /** The window is set so that a pass's last request fills this share of the budget. */
-  endFill: 0.75,
+  /** Per path, the window is set so that a pass's last request fills this share of the budget (prepare_ratio is 0.8). */
+  endFill: { below: 0.75, past: 0.86 } as Record<GrowthPathName, number>,
   maxOutputTokens: 1024,
   seed: 28,
 };
@@ -34,6 +40,7 @@ export const GROWTH_GOALS_MS: Partial<Record<GrowthLabel, number>> = { '400KB': 
 
 export interface Size {
   label: GrowthLabel;
+  path: GrowthPathName;
   history: GrowthHistory;
   model: GrowthModel;
   /** The new messages of each pass; pass 0 warms up. */
@@ -64,13 +71,13 @@ export interface GrowthFigures {
   portkeyOverPipe?: { p50: number; p95: number };
 }
 
-export function prepareSize(label: GrowthLabel): Size {
+export function prepareSize(label: GrowthLabel, path: GrowthPathName = 'below'): Size {
   const { sizes, newMessagesPerPass, passes, endFill, maxOutputTokens, seed } = GROWTH_PARAMS;
-  const history = growthHistory(`gpt-growth-${label.toLowerCase()}`, sizes[label], seed);
+  const history = growthHistory(`gpt-growth-${label.toLowerCase()}-${path}`, sizes[label], seed);
   const all = Array.from({ length: passes[label] + 1 }, (_, p) => newMessages(newMessagesPerPass, seed * 1000 + p));
   const end = countRequest(parseChatRequest(growthBody(history, all[0]!)), undefined);
-  const budget = Math.ceil((end.prompt_tokens - end.tools_tokens) / endFill);
-  return { label, history, passes: all, model: { match: history.model, contextWindow: budget + maxOutputTokens + end.tools_tokens, maxOutputTokens } };
+  const budget = Math.ceil((end.prompt_tokens - end.tools_tokens) / endFill[path]);
+  return { label, path, history, passes: all, model: { match: history.model, contextWindow: budget + maxOutputTokens + end.tools_tokens, maxOutputTokens } };
 }
 
 const fill = (headers: Record<string, string | string[] | undefined>) => round3(Number(headers['x-recap-tokens-in']) / Number(headers['x-recap-budget']));
@@ -139,13 +146,20 @@ async function measureSize(targets: GrowthTargets, clients: Client[], size: Size
   };
 }
 
-export interface GrowthResult {
-  params: typeof GROWTH_PARAMS;
-  portkey: { available: boolean; version?: string; reason?: string };
+/** One path of the table: its sizes, the curve of its cost against size, and issue 28's goals. */
+export interface GrowthPath {
+  /** What a pass's last request fills of the budget. */
+  endFill: number;
   sizes: Partial<Record<GrowthLabel, GrowthFigures>>;
   /** recap's p50 over the pipe (and its own time) against the body's size: a least-squares line. */
   curve: { overPipeMsPerMB: number; overPipeInterceptMs: number; ownMsPerMB: number; ownInterceptMs: number };
   goals: { size: GrowthLabel; goalMs: number; overPipeP50: number | undefined; met: boolean | null }[];
+}
+
+export interface GrowthResult {
+  params: typeof GROWTH_PARAMS;
+  portkey: { available: boolean; version?: string; reason?: string };
+  paths: Partial<Record<GrowthPathName, GrowthPath>>;
 }
 
 function line(points: readonly [number, number][]): { slope: number; intercept: number } {
@@ -157,36 +171,51 @@ function line(points: readonly [number, number][]): { slope: number; intercept: 
   return { slope: round3(slope), intercept: round3(my - slope * mx) };
 }
 
+function pathOf(endFill: number, out: GrowthPath['sizes']): GrowthPath {
+  const mb = (f: GrowthFigures) => f.bodyBytes.last / 1e6;
+  const measured = Object.values(out);
+  const overPipe = line(measured.map((f) => [mb(f), f.recapOverPipe?.p50 ?? Number.NaN]));
+  const own = line(measured.map((f) => [mb(f), f.recapOwn.p50]));
+  return {
+    endFill,
+    sizes: out,
+    curve: { overPipeMsPerMB: overPipe.slope, overPipeInterceptMs: overPipe.intercept, ownMsPerMB: own.slope, ownInterceptMs: own.intercept },
+    goals: (Object.entries(GROWTH_GOALS_MS) as [GrowthLabel, number][])
+      .filter(([label]) => out[label])
+      .map(([size, goalMs]) => {
+        const actual = out[size]?.recapOverPipe?.p50;
+        return { size, goalMs, overPipeP50: actual, met: actual === undefined ? null : actual <= goalMs };
+      }),
+  };
+}
+
 /** The whole table on its own targets: `recapCli` is the compiled CLI (overhead-build.ts). */
-export async function measureGrowth(recapCli: string, labels: readonly GrowthLabel[] = Object.keys(GROWTH_PARAMS.sizes) as GrowthLabel[]): Promise<GrowthResult> {
+export async function measureGrowth(
+  recapCli: string,
+  labels: readonly GrowthLabel[] = Object.keys(GROWTH_PARAMS.sizes) as GrowthLabel[],
+  paths: readonly GrowthPathName[] = Object.keys(GROWTH_PARAMS.endFill) as GrowthPathName[],
+): Promise<GrowthResult> {
   process.stdout.write('  growth: preparing the conversations\n');
-  const sizes = labels.map(prepareSize);
+  const sizes = paths.flatMap((path) => labels.map((label) => prepareSize(label, path)));
   const targets = await startGrowthTargets(
     recapCli,
     sizes.map((s) => s.model),
   );
   const clients = targets.live.map((t) => clientFor(t));
   try {
-    const out: GrowthResult['sizes'] = {};
-    for (const size of sizes) {
-      process.stdout.write(`  growth ${size.label}: ${size.history.bytes} bytes of history, ${clients.length} targets\n`);
-      out[size.label] = await measureSize(targets, clients, size);
+    const out: GrowthResult['paths'] = {};
+    for (const path of paths) {
+      const figures: GrowthPath['sizes'] = {};
+      for (const size of sizes.filter((s) => s.path === path)) {
+        process.stdout.write(`  growth ${size.label}, ${path} the prepare line: ${size.history.bytes} bytes of history, ${clients.length} targets\n`);
+        figures[size.label] = await measureSize(targets, clients, size);
+      }
+      out[path] = pathOf(GROWTH_PARAMS.endFill[path], figures);
     }
-    const mb = (f: GrowthFigures) => f.bodyBytes.last / 1e6;
-    const measured = Object.values(out);
-    const overPipe = line(measured.map((f) => [mb(f), f.recapOverPipe?.p50 ?? Number.NaN]));
-    const own = line(measured.map((f) => [mb(f), f.recapOwn.p50]));
     return {
       params: GROWTH_PARAMS,
       portkey: targets.portkeyVersion ? { available: true, version: targets.portkeyVersion } : { available: false, reason: targets.unavailable[0]?.reason },
-      sizes: out,
-      curve: { overPipeMsPerMB: overPipe.slope, overPipeInterceptMs: overPipe.intercept, ownMsPerMB: own.slope, ownInterceptMs: own.intercept },
-      goals: (Object.entries(GROWTH_GOALS_MS) as [GrowthLabel, number][])
-        .filter(([label]) => out[label])
-        .map(([size, goalMs]) => {
-          const actual = out[size]?.recapOverPipe?.p50;
-          return { size, goalMs, overPipeP50: actual, met: actual === undefined ? null : actual <= goalMs };
-        }),
+      paths: out,
     };
   } finally {
     await Promise.all(clients.map((c) => c.pool.close()));
@@ -194,25 +223,37 @@ export async function measureGrowth(recapCli: string, labels: readonly GrowthLab
   }
 }
 
+/** Every path's goals, one row each: what console.table prints. */
+export function growthGoals(result: GrowthResult): Record<string, string | number | boolean | null | undefined>[] {
+  return Object.entries(result.paths).flatMap(([path, p]) => p.goals.map((g) => ({ path, ...g })));
+}
+
+/** Every path's curve, one row each. */
+export function growthCurves(result: GrowthResult): Record<string, string | number>[] {
+  return Object.entries(result.paths).map(([path, p]) => ({ path, ...p.curve }));
+}
+
 /** One row per size and target: what console.table prints. */
 export function growthRows(result: GrowthResult): Record<string, string | number>[] {
   const rows: Record<string, string | number>[] = [];
-  for (const [size, f] of Object.entries(result.sizes)) {
-    for (const [name, t] of Object.entries(f.targets)) {
-      if (name === 'direct') continue;
-      const over = name === 'recap' ? f.recapOverPipe : name === 'portkey' ? f.portkeyOverPipe : undefined;
-      rows.push({
-        size,
-        target: name,
-        'p50 added': t.addedP50,
-        'p95 added': t.addedP95,
-        'p50 over pipe': over?.p50 ?? '-',
-        'p95 over pipe': over?.p95 ?? '-',
-        'CPU ms/req': t.cpuMsPerRequest ?? 'n/a',
-        'own p50': name === 'recap' ? f.recapOwn.p50 : '-',
-        'own p95': name === 'recap' ? f.recapOwn.p95 : '-',
-      });
+  for (const [path, p] of Object.entries(result.paths))
+    for (const [size, f] of Object.entries(p.sizes)) {
+      for (const [name, t] of Object.entries(f.targets)) {
+        if (name === 'direct') continue;
+        const over = name === 'recap' ? f.recapOverPipe : name === 'portkey' ? f.portkeyOverPipe : undefined;
+        rows.push({
+          path,
+          size,
+          target: name,
+          'p50 added': t.addedP50,
+          'p95 added': t.addedP95,
+          'p50 over pipe': over?.p50 ?? '-',
+          'p95 over pipe': over?.p95 ?? '-',
+          'CPU ms/req': t.cpuMsPerRequest ?? 'n/a',
+          'own p50': name === 'recap' ? f.recapOwn.p50 : '-',
+          'own p95': name === 'recap' ? f.recapOwn.p95 : '-',
+        });
+      }
     }
-  }
   return rows;
 }

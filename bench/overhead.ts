@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { conversationBody, responsesBody } from './overhead-bodies.js';
 import { buildRecap, removeBuild } from './overhead-build.js';
 import { eventsRows, measureEvents } from './overhead-events.js';
-import { growthRows, measureGrowth } from './overhead-growth.js';
+import { growthCurves, growthGoals, growthRows, measureGrowth } from './overhead-growth.js';
 import { msPerRequest, snapshot, type CpuSnapshot } from './overhead-cpu.js';
 import { probeEventLoop } from './overhead-event-loop.js';
 import { clientFor, firstByte, interleaved, roundTrip, warmUp, type Client } from './overhead-latency.js';
@@ -199,8 +199,8 @@ export async function runOverheadBench(): Promise<unknown> {
       },
     ]);
     console.table(growthRows(growth));
-    console.table(growth.goals);
-    console.table([growth.curve]);
+    console.table(growthGoals(growth));
+    console.table(growthCurves(growth));
     console.table(eventsRows(events));
     console.table(checks);
     process.stdout.write(`written to ${RESULTS_FILE} in ${result.durationS} s\n`);
