@@ -7,6 +7,7 @@ import type { ModelConfig } from '../config/config.js';
 import { errors, RecapError, sendError } from '../errors.js';
 import { clientField, type RequestLog } from '../observability/request-log.js';
 import type { RouteCompaction } from '../pipeline/prepare.js';
+import type { ForwardFirst } from '../pipeline/forward-first.js';
 import type { RoutePlan } from '../pipeline/route-plan.js';
 import { recallTurn } from '../recall/hops.js';
 import { recallReply } from '../recall/reply.js';
@@ -33,8 +34,8 @@ export interface WireRoute<B extends { model: string }, T, P extends { body: B }
    * `arrived`, its items found in the cache of seen items while it came in.
    */
   read(raw: Buffer, pause: Pause, arrived: ItemsOnArrival): Promise<P>;
-  /** The request provably needs no compaction (forward-first.ts): forwarded before it is counted. */
-  canForwardFirst(parsed: P, model: ModelConfig | undefined, headers: IncomingMessage['headers'], conversationHeaders: readonly string[]): boolean;
+  /** The request provably goes upstream as sent (forward-first.ts): forwarded before it is counted. */
+  canForwardFirst(parsed: P, model: ModelConfig | undefined, headers: IncomingMessage['headers'], conversationHeaders: readonly string[]): ForwardFirst | null;
   compaction: RouteCompaction<B, T>;
   /** The client's bytes with `view` in place of its items: nothing else changes (rule 12). */
   withView(parsed: P, view: T[]): Buffer;
@@ -95,7 +96,9 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
       const upstream = deps.upstreams.get(upstreamName);
       if (!upstream) throw errors.internal();
 
-      if (route.canForwardFirst(parsed, model, req.headers, config.server.conversation_header)) {
+      const forwardedFirst = route.canForwardFirst(parsed, model, req.headers, config.server.conversation_header) ?? undefined;
+      if (forwardedFirst) {
+        log.forwardedFirst = forwardedFirst;
         early = forward(upstream, req, raw, signal, log);
         // Settled below; a rejection while prepare() runs must not go unhandled.
         early.catch(() => undefined);
@@ -104,7 +107,7 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
         // after that write, so that its counting does not hold the body back from the upstream.
         await nextMacrotask();
       }
-      plan = await route.compaction.prepare({ req, body, model, signal, log, forwardedFirst: early !== undefined, bytes: raw.length });
+      plan = await route.compaction.prepare({ req, body, model, signal, log, forwardedFirst, bytes: raw.length });
       const { view } = plan;
       // A view that leaves something out goes with recap_recall, which recap answers inside the reply (rule 13).
       const recall = view && plan.recall && route.recall ? { wire: route.recall, turn: recallTurn(plan.recall, route.recall, view, deps, log) } : undefined;

@@ -39,6 +39,8 @@ export interface RequestLog {
   compaction?: 'summary' | 'clearing';
   /** Audit mode: the prompt recap would have forwarded (x-recap-tokens-out). */
   projectedTokensOut?: number;
+  /** The request went upstream before it was counted (forward-first.ts), and why it could. */
+  forwardedFirst?: 'below both lines' | 'below the trigger';
   upstreamStatus?: number;
   upstreamHeadersMs?: number;
   summarizerMs?: number;

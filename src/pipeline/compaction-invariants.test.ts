@@ -358,6 +358,38 @@ describe('compaction invariants on generated conversations, through the request 
     expectInvariants({ conversation: { messages, pinned: [], clientSummary: null }, knobs, stored: [] }, messages, outcome);
   });
 
+  it('plan a request that went upstream first as it was sent, whatever its count says', async () => {
+    // Over the trigger by its count: planned normally it is compacted; forwarded first (a bound
+    // that proved it below the trigger), its plan must be the bytes that went, and write nothing.
+    const messages: ChatMessage[] = [{ role: 'user', content: 'Audit the ten services.', tokens: 20 }];
+    for (let i = 0; i < 10; i++) {
+      messages.push({
+        role: 'assistant',
+        content: `Checking service ${i}.`,
+        tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: 'lookup', arguments: '{}' } }],
+        tokens: 60,
+      });
+      messages.push({ role: 'tool', tool_call_id: `call_${i}`, content: `result ${i}`, tokens: 100 });
+    }
+    const knobs: Knobs = {
+      budget: 1000,
+      trigger: 1.0,
+      target: 0.5,
+      summaryMax: 100,
+      keepInstructions: true,
+      taskShare: 0,
+      clearing: { keepLastSteps: 1, minTokens: 30 },
+      reply: 'The agent checked ten services.',
+      caller: 'accepted',
+      background: false,
+    };
+    const planned = await withSession(knobs, (session) => session.send(messages));
+    expect(planned.action).toBe('compacted');
+    const [asSent, record] = await withSession(knobs, async (session) => [await session.send(messages, 'below the trigger'), await session.record()] as const);
+    expect(asSent).toMatchObject({ action: 'none', inlineCalls: 0, view: messages });
+    expect(record).toBeNull();
+  });
+
   it('include a case that can fail: a view that drops the pinned messages is caught', async () => {
     const s = fc.sample(
       scenario.filter((x) => x.conversation.pinned.length > 0),

@@ -89,8 +89,18 @@ async function degrade<T>(ctx: StepContext, a: Analysis<T>, base: Base, budget: 
   return { action: 'degraded', base, view: buildView(a, base.summary, view), viewTokens: cut.tokens, stubs: cut.cleared.length, shape: view, confirm, reason };
 }
 
-/** `prefetched`: the record, when the route read it already. */
-export async function decide<T>(ctx: StepContext, a: Analysis<T>, budget: number, prefetched?: Promise<ConversationRecord | null | 'unavailable'>): Promise<Decision<T>> {
+/**
+ * `prefetched`: the record, when the route read it already. `forwardedFirst`: the request went
+ * upstream as sent, proven below the trigger (forward-first.ts): its view is the client's own, and
+ * the record tells only what is prepared ahead of it.
+ */
+export async function decide<T>(
+  ctx: StepContext,
+  a: Analysis<T>,
+  budget: number,
+  prefetched?: Promise<ConversationRecord | null | 'unavailable'>,
+  forwardedFirst = false,
+): Promise<Decision<T>> {
   const { compaction } = ctx.model;
   // Below both lines no stored summary can be needed (the least compacted view that fits is the
   // client's own) and nothing is prepared, so the store is not even asked.
@@ -99,7 +109,20 @@ export async function decide<T>(ctx: StepContext, a: Analysis<T>, budget: number
   // The chain links identify the checkpoints (rule 6); on a big request they take a while to hash.
   await runSliced(a.linksSteps(), ctx.pause);
   const record = ctx.keepsRecords ? await (prefetched ?? ctx.deps.records.load(ctx.key)) : null;
+  if (forwardedFirst) return asSent(ctx, a, record === 'unavailable' ? null : record);
   return settle(ctx, a, budget, record === 'unavailable' ? null : record, record === 'unavailable' || !ctx.keepsRecords);
+}
+
+/** The client's own view, with the most compacted checkpoint stored for it (for background preparation). */
+async function asSent<T>(ctx: StepContext, a: Analysis<T>, record: ConversationRecord | null): Promise<Decision<T>> {
+  const all = await runSliced(candidatesSteps(a, record), ctx.pause);
+  return withFurthest(unchanged(a, all[0]!), all);
+}
+
+/** `d`, knowing the most compacted of the candidates when it is ahead of `d`'s base. */
+function withFurthest<T>(d: Decision<T>, all: readonly CandidateCosts[]): Decision<T> {
+  const furthest = all[all.length - 1]!.base;
+  return furthest.covered > d.base.covered || furthest.cleared.size > d.base.cleared.size ? { ...d, furthest } : d;
 }
 
 async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first: ConversationRecord | null, noStore: boolean): Promise<Decision<T>> {
@@ -109,10 +132,8 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
   let record = first;
   for (let round = 0; ; round++) {
     const all = await runSliced(candidatesSteps(a, record), ctx.pause);
-    const furthest = all[all.length - 1]!.base;
-    const withFurthest = (d: Decision<T>): Decision<T> => (furthest.covered > d.base.covered || furthest.cleared.size > d.base.cleared.size ? { ...d, furthest } : d);
     const { choice, fits } = chooseBase(all, compaction.trigger_ratio * budget);
-    if (fits) return withFurthest(unchanged(a, choice));
+    if (fits) return withFurthest(unchanged(a, choice), all);
     const from = choice.base;
     if (round >= MAX_ROUNDS) return degrade(ctx, a, from, budget, 'compaction_busy');
     const plan = await runSliced(planCompactionSteps(a.layout, baseView(a, from), budget, rules), ctx.pause);
@@ -141,7 +162,7 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
       record = await reload(ctx, record);
       if (done) continue;
       const after = chooseBase(await runSliced(candidatesSteps(a, record), ctx.pause), compaction.trigger_ratio * budget);
-      return after.fits ? withFurthest(unchanged(a, after.choice)) : degrade(ctx, a, after.choice.base, budget, 'compaction_wait_timeout');
+      return after.fits ? withFurthest(unchanged(a, after.choice), all) : degrade(ctx, a, after.choice.base, budget, 'compaction_wait_timeout');
     }
     // The record was read before the claim: a compaction of this branch that landed in between must
     // be used, not made again. What other branches wrote meanwhile is no reason to start over.

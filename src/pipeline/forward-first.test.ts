@@ -34,30 +34,32 @@ async function read(body: unknown, seen = createSeenItems(1 << 20)): Promise<Cha
   return readChatRequest(Buffer.from(JSON.stringify(body)), noPause, seen);
 }
 
-function forwardsFirst(parsed: ChatBody, counter: TokenCounter, model = small, headers = {}): boolean {
-  return canForwardFirst(parsed.body, () => chatPromptBound(parsed, counter), model, headers, NAMES);
+/** Whether the request is forwarded before it is counted, below both lines (true) or not at all (false). */
+function forwardsFirst(parsed: ChatBody, counter: TokenCounter, model = small, headers = {}): boolean | 'below the trigger' {
+  const proof = canForwardFirst(parsed.body, () => chatPromptBound(parsed, counter), model, headers, NAMES);
+  return proof === 'below the trigger' ? proof : proof !== null;
 }
 
 describe('canForwardFirst', () => {
   it('bounds messages counted before by their count and the others by their bytes', async () => {
     const seen = createSeenItems(1 << 20);
     const counter = createTokenCounter({ encoding: 'o200k_base' });
-    const history = [{ role: 'system', content: 'be brief' }, ...Array.from({ length: 8 }, (_, i) => ({ role: 'user', content: `word ${i} `.repeat(12) }))];
+    const history = [{ role: 'system', content: 'be brief' }, ...Array.from({ length: 12 }, (_, i) => ({ role: 'user', content: `word ${i} `.repeat(12) }))];
     const body = { model: 'small', messages: history };
     const bytes = Buffer.byteLength(JSON.stringify(body));
-    // 8 × 100 bytes of text: past the prepare line (800) by its bytes, well below it by its tokens.
-    expect(bytes).toBeGreaterThan(800);
+    // 12 × 100 bytes of text: past the trigger (1,000) by its bytes, well below the prepare line (800) by its tokens.
+    expect(bytes).toBeGreaterThan(1000);
     const first = await read(body, seen);
     expect(forwardsFirst(first, counter)).toBe(false);
     const counted = counter.countMessages(first.body.messages).total;
-    expect(counted).toBeLessThan(400);
+    expect(counted).toBeLessThan(600);
     // Sent again: the same message objects, counted before.
     expect(forwardsFirst(await read(body, seen), counter)).toBe(true);
-    // One new message is bounded by its bytes: a long one tips it over.
-    const longer = { model: 'small', messages: [...history, { role: 'user', content: 'z'.repeat(800 - counted) }] };
-    expect(forwardsFirst(await read(longer, seen), counter)).toBe(false);
-    const shorter = { model: 'small', messages: [...history, { role: 'user', content: 'z'.repeat(200) }] };
-    expect(forwardsFirst(await read(shorter, seen), counter)).toBe(true);
+    // One new message is bounded by its bytes: a long one tips it past a line.
+    const past = (text: number) => ({ model: 'small', messages: [...history, { role: 'user', content: 'z'.repeat(text) }] });
+    expect(forwardsFirst(await read(past(1000 - counted), seen), counter)).toBe(false);
+    expect(forwardsFirst(await read(past(850 - counted), seen), counter)).toBe('below the trigger');
+    expect(forwardsFirst(await read(past(100), seen), counter)).toBe(true);
   });
 
   it('has no bound for an image it did not count, and counts one it did', async () => {
@@ -78,20 +80,25 @@ describe('canForwardFirst', () => {
     expect(forwardsFirst(parsed, counter, small, { 'x-conversation-id': 'x'.repeat(600) })).toBe(false);
     // Definitions not counted before are bounded by the whole body's bytes, which the budget loses too.
     const tools = { ...text, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] };
-    expect(forwardsFirst(await read(tools), counter)).toBe(false);
+    expect(forwardsFirst(await read(tools), counter)).toBe('below the trigger');
     counter.countTools((await read(tools)).body);
-    expect(forwardsFirst(await read(tools), counter)).toBe(false);
+    expect(forwardsFirst(await read(tools), counter)).toBe('below the trigger');
     const seen = createSeenItems(1 << 20);
     counter.countTools((await read(tools, seen)).body);
     expect(forwardsFirst(await read(tools, seen), counter)).toBe(true);
     // An estimate may be calibrated up to twice itself.
-    expect(forwardsFirst(parsed, createTokenCounter({ encoding: 'estimate' }), est)).toBe(false);
-    expect(canForwardFirst(parsed.body, () => ({ messages: 0.8 * (1000 - RECALL_TOOL_MAX_TOKENS), definitions: 0 }), recalling, {}, NAMES)).toBe(true);
-    expect(canForwardFirst(parsed.body, () => ({ messages: 0.8 * (1000 - RECALL_TOOL_MAX_TOKENS) + 1, definitions: 0 }), recalling, {}, NAMES)).toBe(false);
-    expect(canForwardFirst(parsed.body, () => null, undefined, {}, NAMES)).toBe(true);
+    expect(forwardsFirst(parsed, createTokenCounter({ encoding: 'estimate' }), est)).toBe('below the trigger');
+    const longer = await read({ model: 'est', messages: [{ role: 'user', content: 'x'.repeat(500) }] });
+    expect(forwardsFirst(longer, createTokenCounter({ encoding: 'estimate' }), est)).toBe(false);
+    const proof = (messages: number) => canForwardFirst(parsed.body, () => ({ messages, definitions: 0 }), recalling, {}, NAMES);
+    expect(proof(0.8 * (1000 - RECALL_TOOL_MAX_TOKENS))).toBe('below both lines');
+    expect(proof(0.8 * (1000 - RECALL_TOOL_MAX_TOKENS) + 1)).toBe('below the trigger');
+    expect(proof(1000 - RECALL_TOOL_MAX_TOKENS)).toBe('below the trigger');
+    expect(proof(1000 - RECALL_TOOL_MAX_TOKENS + 1)).toBeNull();
+    expect(canForwardFirst(parsed.body, () => null, undefined, {}, NAMES)).toBe('below both lines');
   });
 
-  it('never forwards first a request whose real count passes the prepare line', async () => {
+  it('never forwards first a request whose real count passes the trigger, nor one past the prepare line as below both', async () => {
     const texts = ['hello world ', '日本語のテキストです。', '🙂🙃', 'x ', '{"a":[1,2,3]}', 'ünïcödé ', '\\"\n\t'];
     const message = fc.record({
       role: fc.constantFrom('user', 'assistant', 'system', 'tool'),
@@ -107,10 +114,11 @@ describe('canForwardFirst', () => {
         counter.countMessages(earlier.body.messages);
         if (withTools) counter.countTools(earlier.body);
         const parsed = await read({ model: 'small', messages, ...tools }, seen);
-        if (!forwardsFirst(parsed, counter)) return;
+        const proof = forwardsFirst(parsed, counter);
+        if (!proof) return;
         const definitions = counter.countTools(parsed.body);
         const { budget } = resolveBudget(small!, parsed.body, definitions);
-        expect(counter.countMessages(parsed.body.messages).total).toBeLessThanOrEqual(0.8 * budget);
+        expect(counter.countMessages(parsed.body.messages).total).toBeLessThanOrEqual((proof === true ? 0.8 : 1) * budget);
       }),
       { numRuns: 300 },
     );

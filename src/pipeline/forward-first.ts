@@ -4,13 +4,16 @@ import { MAX_CONVERSATION_ID_BYTES } from '../conversation/identify.js';
 import { RECALL_TOOL_MAX_TOKENS } from '../recall/tool.js';
 import { type OutputLimits, resolveBudget } from '../tokens/budget.js';
 
-// A request that provably needs neither compaction nor preparation is forwarded before recap
-// counts it; the counting (for the x-recap-* headers, metrics and the cache) overlaps the
-// upstream's work instead of delaying it.
+// A request that provably goes upstream as the client sent it is forwarded before recap counts
+// it; the counting (for the x-recap-* headers, metrics and the cache) and any planning overlap
+// the upstream's work instead of delaying it. Below the trigger line the view is always the
+// client's own (the least compacted candidate that fits wins, and none is less compacted): past
+// the prepare line the plan still runs after forwarding, to read the record and consider
+// preparing the next checkpoint (rule 10); below both lines nothing is read, chosen or prepared.
 //
 // The proof: upper bounds of the prompt's tokens (uncalibrated), its messages' and its
 // definitions' (tools, functions, response_format, which also lower the budget by their own
-// tokens), stay below both lines of the budget that those definitions leave, even scaled by the
+// tokens), stay below the line in the budget that those definitions leave, even scaled by the
 // most calibration may scale an estimate (2×). The route works the bounds out (chat/forward-bound.ts):
 // exact for what this process counted before, bytes for the rest.
 
@@ -24,25 +27,31 @@ export interface PromptBound {
   definitions: number;
 }
 
+/** Below both lines: nothing to plan. Below the trigger: forwarded as sent, planned after. */
+export type ForwardFirst = 'below both lines' | 'below the trigger';
+
+/** Whether (and why) the request may go upstream before it is counted; null when it may not. */
 export function canForwardFirst(
   body: OutputLimits,
   bound: () => PromptBound | null,
   model: ModelConfig | undefined,
   headers: IncomingHttpHeaders,
   conversationHeaders: readonly string[],
-): boolean {
-  if (!model || model.compaction.strategy === 'off') return true;
+): ForwardFirst | null {
+  if (!model || model.compaction.strategy === 'off') return 'below both lines';
   // An oversized id is refused with a 400, which must happen before anything is forwarded.
   for (const name of conversationHeaders) {
     const id = headers[name];
-    if (typeof id === 'string' && Buffer.byteLength(id) > MAX_CONVERSATION_ID_BYTES) return false;
+    if (typeof id === 'string' && Buffer.byteLength(id) > MAX_CONVERSATION_ID_BYTES) return null;
   }
   const tokens = bound();
-  if (tokens === null) return false;
+  if (tokens === null) return null;
   const calibration = (model.calibrate ?? model.encoding === 'estimate') ? MAX_CALIBRATION_FACTOR : 1;
   // recap_recall, when it may be injected, takes budget too.
   const recallTool = model.recall.enabled ? RECALL_TOOL_MAX_TOKENS : 0;
   const { compaction } = model;
   const budget = resolveBudget(model, body, calibration * (tokens.definitions + recallTool)).budget;
-  return calibration * tokens.messages <= Math.min(compaction.trigger_ratio, compaction.prepare_ratio) * budget;
+  const most = calibration * tokens.messages;
+  if (most > compaction.trigger_ratio * budget) return null;
+  return most <= compaction.prepare_ratio * budget ? 'below both lines' : 'below the trigger';
 }

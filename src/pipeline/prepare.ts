@@ -11,6 +11,7 @@ import type { TokenCounter } from '../tokens/counter.js';
 import { type Analysis, analyzeSteps } from './analyze.js';
 import { auditKey } from './audit.js';
 import { type Decision, decide } from './decide.js';
+import type { ForwardFirst } from './forward-first.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import type { ConversationKey, ConversationRecord } from '../store/store.js';
 import { createRoutePlan, type PlanTokens, type RoutePlan } from './route-plan.js';
@@ -27,8 +28,8 @@ export interface PrepareInput {
   model: ModelConfig | undefined;
   signal: AbortSignal;
   log: RequestLog;
-  /** The request went upstream before prepare(), as it provably needs no compaction (forward-first.ts). */
-  forwardedFirst: boolean;
+  /** The request went upstream before prepare(), as it provably goes as sent (forward-first.ts). */
+  forwardedFirst?: ForwardFirst | undefined;
   /** Size of the client's body: what a background job planned from this request holds. */
   bytes: number;
 }
@@ -71,7 +72,7 @@ function recordKey(deps: PipelineDeps, model: ModelConfig, identity: Identity): 
  * the store's round trip then overlaps the counting instead of following it.
  */
 export function prefetchRecord(deps: PipelineDeps, input: PrepareInput & { model: ModelConfig }, identity: Identity): Promise<LoadedRecord> | undefined {
-  if (input.forwardedFirst || !identity.keepsRecords || input.model.compaction.strategy === 'off') return undefined;
+  if (input.forwardedFirst === 'below both lines' || !identity.keepsRecords || input.model.compaction.strategy === 'off') return undefined;
   return deps.records.load(recordKey(deps, input.model, identity));
 }
 
@@ -96,7 +97,7 @@ export async function planCompaction<T>(
     log.target = { key: { tenant: identity.tenant, conversation: identity.conversation }, id: identity.id ?? null, route: request.wire.route, vouched };
   }
   // Forwarded first, it is below both lines by proof: nothing to choose, store or prepare.
-  if (input.forwardedFirst) return planUntouched(deps, input, counted, budget, identity);
+  if (input.forwardedFirst === 'below both lines') return planUntouched(deps, input, counted, budget, identity);
   const ctx = stepContext(deps, input, model, counted.counter, identity);
   const a = await runSliced(
     analyzeSteps({
@@ -112,7 +113,7 @@ export async function planCompaction<T>(
     }),
     ctx.pause,
   );
-  const decision = await decide(ctx, a, budget.budget, request.record);
+  const decision = await decide(ctx, a, budget.budget, request.record, input.forwardedFirst !== undefined);
   const recall = request.recall && recallFor(a, decision, model, counted, budget, request.recall);
   return createRoutePlan({ deps, log, tokens: counted, model, budget, identity, compaction: { ctx, a, decision, budget: budget.budget, bytes: input.bytes }, recall });
 }

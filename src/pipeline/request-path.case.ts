@@ -25,6 +25,7 @@ import { createTokenCounter } from '../tokens/counter.js';
 import { createUpstreamRegistry } from '../upstream/client.js';
 import { analyze } from './analyze.js';
 import { createBackgroundCompactor } from './background.js';
+import type { ForwardFirst } from './forward-first.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { planRules } from './plan-rules.js';
 import { type CountedItems, planCompaction } from './prepare.js';
@@ -91,8 +92,11 @@ export interface Session {
    * the first cut at or after `covered`, the way a compaction would have cut (test setup).
    */
   storeCheckpoint(messages: ChatMessage[], checkpoint: { covered: number; summary: string }): Promise<boolean>;
-  /** One request: planned, then answered 2xx (its checkpoints written and confirmed); background work included. */
-  send(messages: ChatMessage[]): Promise<PathOutcome>;
+  /**
+   * One request: planned, then answered 2xx (its checkpoints written and confirmed); background
+   * work included. `forwardedFirst`: it went upstream as sent before it was planned.
+   */
+  send(messages: ChatMessage[], forwardedFirst?: ForwardFirst): Promise<PathOutcome>;
   /** The summarizer calls this session made. */
   summarizerCalls(): RecordedRequest[];
   record(): Promise<ConversationRecord | null>;
@@ -228,12 +232,12 @@ export async function startRequestPath(): Promise<RequestPath> {
           const kept = [...new Set([...instructions, ...head, ...task])].sort((x, y) => x - y);
           return records.add(key, describeCheckpoint(a, { covered: unit.start, kept, cleared: [] }, cp.summary, 'test'), a.links);
         },
-        async send(messages) {
+        async send(messages, forwardedFirst) {
           scripted = s.reply;
           const log = newRequestLog('POST', '/v1/chat/completions');
           const reasons = warnings.reasons.length;
           const callsBefore = sessionCalls.length;
-          const input = { req, model, signal: new AbortController().signal, log, forwardedFirst: false, bytes: 0 };
+          const input = { req, model, signal: new AbortController().signal, log, bytes: 0, forwardedFirst };
           // The route's budget rule, here without tools: the model's window was set to make it s.budget.
           const budget = resolveBudget(model, {}, 0);
           const plan = await planCompaction(deps, input, { items: messages, wire: chatWire, identity, counted: counted(messages), budget });

@@ -55,7 +55,7 @@ async function prepare(body: ResponsesRequest, headers?: Record<string, string>)
     model: resolve(body.model),
     signal: new AbortController().signal,
     log,
-    forwardedFirst: false,
+
     bytes: raw.length,
     body,
   });
@@ -145,7 +145,7 @@ describe('the Responses route before the engine', () => {
       model: resolve('gpt-r'),
       signal: new AbortController().signal,
       log: chat,
-      forwardedFirst: false,
+
       bytes: 10,
       body,
     });

@@ -1,6 +1,7 @@
 import type { ModelConfig } from '../config/config.js';
 import type { WireRoute } from '../http/compacting-handler.js';
 import { spliceArray } from '../json/splice.js';
+import type { ForwardFirst } from '../pipeline/forward-first.js';
 import type { AppDeps } from '../runtime/deps.js';
 import { isCompactable, type ResponsesBody, readResponsesRequest } from './parse-request.js';
 import { responsesRecall } from './recall.js';
@@ -8,8 +9,8 @@ import { responsesStreamEnd } from './stream-end.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
 /** Forwarded before counting: nothing to compact (no config, strategy off, or state kept by the provider). */
-function canForwardFirst({ body }: ResponsesBody, model: ModelConfig | undefined): boolean {
-  return !model || model.compaction.strategy === 'off' || !isCompactable(body);
+function canForwardFirst({ body }: ResponsesBody, model: ModelConfig | undefined): ForwardFirst | null {
+  return !model || model.compaction.strategy === 'off' || !isCompactable(body) ? 'below both lines' : null;
 }
 
 /** POST /v1/responses: the Responses wire format's part of the compacting route. */

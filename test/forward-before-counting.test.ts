@@ -1,0 +1,107 @@
+import type OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prose } from './helpers/conversation.js';
+import { type Harness, startHarness, SUMMARIZER, smallModel } from './helpers/harness.js';
+
+// A request whose history recap counted before goes upstream before it is counted when the exact
+// counts of what it knows and the bytes of what is new prove it fits (issue 28): below both lines
+// nothing more happens; past the prepare line the plan still runs after forwarding, so the record
+// is read and the next checkpoint prepared in the background (rule 10), and what reaches the
+// upstream is the client's bytes either way.
+
+type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+const MODEL = 'gpt-test-small';
+const model = smallModel({ prepare_ratio: 0.6 });
+
+let h: Harness;
+// Without background preparation: the store reads counted are the request path's own.
+let quiet: Harness;
+beforeAll(async () => {
+  h = await startHarness({ fake: { summarizerModel: SUMMARIZER }, models: [model] });
+  quiet = await startHarness({ fake: { summarizerModel: SUMMARIZER }, models: [model], extra: { background: { enabled: false } } });
+});
+afterAll(async () => {
+  await h?.close();
+  await quiet?.close();
+});
+
+interface RequestLine {
+  msg: string;
+  forwardedFirst?: string;
+}
+
+function lastRequestLine(on: Harness): RequestLine {
+  return on.logs.lines
+    .map((l) => JSON.parse(l) as RequestLine)
+    .filter((l) => l.msg === 'request')
+    .at(-1)!;
+}
+
+async function loads(on: Harness): Promise<number> {
+  const { values } = await on.recap.runtime.metrics.storeDuration.get();
+  return values.find((v) => v.metricName === 'recap_store_duration_seconds_count' && v.labels.op === 'load')?.value ?? 0;
+}
+
+async function send(on: Harness, conversation: string, messages: Msg[]) {
+  const before = { loads: await loads(on), forwarded: on.fake.chatRequests().length };
+  const body = JSON.stringify({ model: MODEL, messages });
+  const res = await fetch(`${on.recap.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test-key', 'x-conversation-id': conversation },
+    body,
+  });
+  await res.text();
+  await on.recap.runtime.background.idle();
+  const forwarded = on.fake
+    .chatRequests()
+    .slice(before.forwarded)
+    .map((r) => r.body);
+  return { status: res.status, action: res.headers.get('x-recap-action'), line: lastRequestLine(on), reads: (await loads(on)) - before.loads, forwarded, body };
+}
+
+/** A history just below the prepare line, then the same history and a short question past it. */
+function histories(): [Msg[], Msg[]] {
+  const history: Msg[] = [{ role: 'system', content: 'You are an ops agent.' }];
+  for (let turn = 1; turn <= 6; turn++) history.push({ role: 'user', content: prose(turn, 150) }, { role: 'assistant', content: prose(100 + turn, 60) });
+  return [history, [...history, { role: 'user', content: prose(7, 80) }]];
+}
+
+describe('forwarding a known history before counting it', () => {
+  it('forwards past the prepare line as sent, then reads the record once', async () => {
+    const [history, next] = histories();
+    // First sight of the history: its bytes prove nothing, it is counted first.
+    const first = await send(quiet, 'reads', history);
+    expect(first.line.forwardedFirst).toBeUndefined();
+    // Known counts plus the question's bytes prove it below the trigger; past the prepare line (0.6 here).
+    const second = await send(quiet, 'reads', next);
+    expect(second.line.forwardedFirst).toBe('below the trigger');
+    expect(second).toMatchObject({ status: 200, action: 'none', reads: 1 });
+    expect(second.forwarded).toEqual([second.body]);
+  });
+
+  it('still prepares the next checkpoint in the background (rule 10)', async () => {
+    const [history, next] = histories();
+    await send(h, 'prepares', history);
+    expect(h.fake.summarizerRequests()).toHaveLength(0);
+    const second = await send(h, 'prepares', next);
+    expect(second.line.forwardedFirst).toBe('below the trigger');
+    expect(second).toMatchObject({ status: 200, action: 'none' });
+    expect(second.forwarded).toEqual([second.body]);
+    expect(h.fake.summarizerRequests()).toHaveLength(1);
+    const stored = await fetch(`${h.recap.url}/recap/v1/conversations/prepares`, { headers: { authorization: 'Bearer sk-test-key' } });
+    expect(((await stored.json()) as { checkpoints: unknown[] }).checkpoints.length).toBeGreaterThan(0);
+  });
+
+  it('forwards a known history below both lines without reading the store', async () => {
+    const history: Msg[] = [
+      { role: 'system', content: 'You are a support agent.' },
+      { role: 'user', content: prose(40, 200) },
+    ];
+    await send(quiet, 'below', history);
+    history.push({ role: 'assistant', content: 'Noted.' }, { role: 'user', content: 'And the refund?' });
+    const known = await send(quiet, 'below', history);
+    expect(known.line.forwardedFirst).toBe('below both lines');
+    expect(known).toMatchObject({ status: 200, action: 'none', reads: 0 });
+    expect(known.forwarded).toEqual([known.body]);
+  });
+});
