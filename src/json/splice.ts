@@ -18,6 +18,11 @@ interface Replaced {
 }
 
 const replacements = new WeakMap<object, Replaced>();
+// The bytes written for a replaced item, per item object. The client item it was made from is one
+// byte sequence whatever request it comes in (an item seen before comes back as the same object for
+// the same bytes only, seen/seen-items.ts), and the engine makes the same replaced item again for
+// the same values (a cleared stub, once per result): it is not scanned and serialized anew per request.
+const replacedBytes = new WeakMap<object, Buffer>();
 
 /**
  * `item` with its member `key` set to `value`: an item spliceArray writes as the client's bytes of
@@ -64,7 +69,16 @@ export function spliceArray<T extends object>(body: JsonBody, key: string, origi
     }
     const replaced = replacements.get(item);
     const from = replaced && indexOf.get(replaced.from);
-    parts.push(from === undefined ? Buffer.from(stringifyJson(item)) : replaceMembers(raw, spans[from]!, replaced!.values));
+    if (from === undefined) {
+      parts.push(Buffer.from(stringifyJson(item)));
+      return;
+    }
+    let bytes = replacedBytes.get(item);
+    if (!bytes) {
+      bytes = replaceMembers(raw, spans[from]!, replaced!.values);
+      replacedBytes.set(item, bytes);
+    }
+    parts.push(bytes);
   });
   parts.push(Buffer.from(']'), raw.subarray(member.value.end));
   return Buffer.concat(parts);
