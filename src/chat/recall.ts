@@ -1,4 +1,4 @@
-import { appendToArrayMember, replaceDocumentMembers, spliceArray } from '../json/splice.js';
+import { replaceDocumentMembers, spliceArray } from '../json/splice.js';
 import type { ChatMessage, ToolCall } from '../messages/types.js';
 import { isObj, type Obj } from '../recall/json-object.js';
 import { CHAT_RECALL_TOOL_JSON, RECALL_TOOL_NAME } from '../recall/tool.js';
@@ -40,7 +40,7 @@ function withoutToolCalls(reply: Obj, usage: unknown): Obj {
 }
 
 export const chatRecall: RecallWire<ChatMessage, ChatBody> = {
-  body: (parsed, items) => appendToArrayMember(spliceArray(parsed, 'messages', parsed.body.messages, items), 'tools', CHAT_RECALL_TOOL_JSON),
+  body: (parsed, items) => spliceArray(parsed, 'messages', parsed.body.messages, items, { key: 'tools', elementJson: CHAT_RECALL_TOOL_JSON }),
   replyCalls: (reply) => chatReplyCalls(firstMessage(reply)),
   usageOf: (reply) => (isObj(reply) ? reply.usage : undefined),
   resultItem: (callId, text) => ({ role: 'tool', tool_call_id: callId, content: text }),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readChatRequest } from '../chat/parse-request.js';
 import type { ChatMessage } from '../messages/types.js';
 import { noPause } from '../slicing/slicer.js';
-import { appendToArrayMember, replaceDocumentMembers, spliceArray, withMember } from './splice.js';
+import { replaceDocumentMembers, spliceArray, withMember } from './splice.js';
 
 const CLIENT = `{ "seed" : 9007199254740993,
   "messages": [ {"role":"system","content":"be brief"} ,
@@ -60,18 +60,25 @@ describe('withMember (an item recap changed one member of)', () => {
   });
 });
 
-describe('appendToArrayMember and replaceDocumentMembers', () => {
+describe('spliceArray with an element appended, and replaceDocumentMembers', () => {
   const tool = '{"type":"function","function":{"name":"t"}}';
-  it('appends after the client’s own elements, keeping every other byte', () => {
-    const raw = Buffer.from('{ "seed": 9007199254740993, "tools": [ {"a":1e400} ] , "model":"m" }');
-    expect(appendToArrayMember(raw, 'tools', tool).toString()).toBe(`{ "seed": 9007199254740993, "tools": [ {"a":1e400} ,${tool}] , "model":"m" }`);
-    expect(appendToArrayMember(Buffer.from('{"tools":[ ]}'), 'tools', tool).toString()).toBe(`{"tools":[ ${tool}]}`);
+  const append = { key: 'tools', elementJson: tool };
+  const spliced = async (text: string) => {
+    const chat = await readChatRequest(Buffer.from(text), noPause);
+    return spliceArray(chat, 'messages', chat.body.messages, chat.body.messages.slice(-1), append).toString();
+  };
+  const two = '[{"role":"user","content":"a"}, {"role":"user","content":"b"}]';
+
+  it('appends after the client’s own elements, keeping every other byte, wherever the member is', async () => {
+    expect(await spliced(`{ "seed": 9007199254740993, "tools": [ {"a":1e400} ] , "messages": ${two}, "model":"m" }`)).toBe(
+      `{ "seed": 9007199254740993, "tools": [ {"a":1e400} ,${tool}] , "messages": [{"role":"user","content":"b"}], "model":"m" }`,
+    );
+    expect(await spliced(`{"model":"m","messages":${two},"tools":[ ]}`)).toBe(`{"model":"m","messages":[{"role":"user","content":"b"}],"tools":[ ${tool}]}`);
   });
 
-  it('adds the member when it is absent or null', () => {
-    expect(appendToArrayMember(Buffer.from('{"model":"m" }'), 'tools', tool).toString()).toBe(`{"model":"m" ,"tools":[${tool}]}`);
-    expect(appendToArrayMember(Buffer.from('{}'), 'tools', tool).toString()).toBe(`{"tools":[${tool}]}`);
-    expect(appendToArrayMember(Buffer.from('{"tools":null}'), 'tools', tool).toString()).toBe(`{"tools":[${tool}]}`);
+  it('adds the member when it is absent or null', async () => {
+    expect(await spliced(`{"model":"m","messages":${two} }`)).toBe(`{"model":"m","messages":[{"role":"user","content":"b"}] ,"tools":[${tool}]}`);
+    expect(await spliced(`{"model":"m","tools":null,"messages":${two}}`)).toBe(`{"model":"m","tools":[${tool}],"messages":[{"role":"user","content":"b"}]}`);
   });
 
   it('replaces one member’s value and leaves the rest as written', () => {

@@ -1,5 +1,6 @@
 import type { JsonBody } from './body.js';
-import { arrayElements, documentMembers, OPEN_ARRAY, objectMembers, type Span, skipWhitespace } from './scan.js';
+import type { WalkedMember } from './parse-sliced.js';
+import { arrayElements, OPEN_ARRAY, objectMembers, type Span, skipWhitespace } from './scan.js';
 import { stringifyJson } from './stringify.js';
 
 // DESIGN rule 12: when recap rewrites a request, only the array it compacts (`messages`, `input`)
@@ -51,15 +52,63 @@ function replaceMembers(raw: Buffer, span: Span, values: ReadonlyMap<string, unk
   return Buffer.concat(parts);
 }
 
-/** The bytes to forward: the client's body with its `key` array (parsed as `original`) replaced by `view`. */
-export function spliceArray<T extends object>(body: JsonBody, key: string, original: readonly T[], view: readonly T[]): Buffer {
+/** An element (already JSON text) to append to the body's top-level array member `key`. */
+export interface Appended {
+  key: string;
+  elementJson: string;
+}
+
+/** Bytes that take the place of raw[start, end) (an insertion when they are equal). */
+interface Edit {
+  start: number;
+  end: number;
+  parts: Buffer[];
+}
+
+/**
+ * `append`'s element after the client's own elements of its member, each as written; a member that
+ * is absent or not an array (null) becomes an array of that element alone. Placed from the spans the
+ * parse found, so the body is not scanned again.
+ */
+function appendEdit(raw: Buffer, members: readonly WalkedMember[], append: Appended): Edit {
+  const element = Buffer.from(append.elementJson);
+  const member = members.find((m) => m.key === append.key);
+  if (!member) {
+    // Right before the document's closing brace, after the last member.
+    const close = skipWhitespace(raw, members.at(-1)!.value.end);
+    return { start: close, end: close, parts: [Buffer.from(`,${JSON.stringify(append.key)}:[`), element, Buffer.from(']')] };
+  }
+  const { start, end } = member.value;
+  if (raw[start] !== OPEN_ARRAY) return { start, end, parts: [Buffer.from('['), element, Buffer.from(']')] };
+  const close = end - 1;
+  const empty = skipWhitespace(raw, start + 1) === close;
+  return { start: close, end: close, parts: empty ? [element] : [Buffer.from(','), element] };
+}
+
+function applyEdits(raw: Buffer, edits: Edit[]): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (const edit of edits.sort((a, b) => a.start - b.start)) {
+    parts.push(raw.subarray(at, edit.start), ...edit.parts);
+    at = edit.end;
+  }
+  parts.push(raw.subarray(at));
+  return Buffer.concat(parts);
+}
+
+/**
+ * The bytes to forward: the client's body with its `key` array (parsed as `original`) replaced by
+ * `view`, and `append`'s element added to another array member (recap_recall to `tools`).
+ */
+export function spliceArray<T extends object>(body: JsonBody, key: string, original: readonly T[], view: readonly T[], append?: Appended): Buffer {
   const { raw } = body;
-  const member = body.members?.find((m) => m.key === key);
+  const members = body.members ?? [];
+  const member = members.find((m) => m.key === key);
   if (!member) throw new TypeError(`the body has no \`${key}\` to splice`);
   const spans: readonly Span[] = member.elements ?? arrayElements(raw, member.value.start).items;
   const indexOf = new Map<object, number>();
   original.forEach((item, i) => indexOf.set(item, i));
-  const parts: Buffer[] = [raw.subarray(0, member.value.start), Buffer.from('[')];
+  const parts: Buffer[] = [Buffer.from('[')];
   view.forEach((item, i) => {
     if (i > 0) parts.push(Buffer.from(','));
     const own = indexOf.get(item);
@@ -80,31 +129,10 @@ export function spliceArray<T extends object>(body: JsonBody, key: string, origi
     }
     parts.push(bytes);
   });
-  parts.push(Buffer.from(']'), raw.subarray(member.value.end));
-  return Buffer.concat(parts);
-}
-
-/**
- * A whole-document object's bytes with one element (already JSON text) appended to its array
- * member `key`: after the client's own elements, each as written; a member that is absent or null
- * becomes an array of that element alone. Nothing else changes (rule 12).
- */
-export function appendToArrayMember(raw: Buffer, key: string, elementJson: string): Buffer {
-  const open = skipWhitespace(raw, 0);
-  const members = documentMembers(raw);
-  const member = members.find((m) => m.key === key);
-  const element = Buffer.from(elementJson);
-  if (!member) {
-    const close = objectMembers(raw, open).end - 1;
-    const separator = members.length > 0 ? ',' : '';
-    return Buffer.concat([raw.subarray(0, close), Buffer.from(`${separator}${JSON.stringify(key)}:[`), element, Buffer.from(']'), raw.subarray(close)]);
-  }
-  if (raw[member.value.start] !== OPEN_ARRAY) {
-    return Buffer.concat([raw.subarray(0, member.value.start), Buffer.from('['), element, Buffer.from(']'), raw.subarray(member.value.end)]);
-  }
-  const close = member.value.end - 1;
-  const empty = skipWhitespace(raw, member.value.start + 1) === close;
-  return Buffer.concat([raw.subarray(0, close), Buffer.from(empty ? '' : ','), element, raw.subarray(close)]);
+  parts.push(Buffer.from(']'));
+  const edits: Edit[] = [{ start: member.value.start, end: member.value.end, parts }];
+  if (append) edits.push(appendEdit(raw, members, append));
+  return applyEdits(raw, edits);
 }
 
 /** A whole-document object's bytes with the values of `values`' members replaced (members it lacks added first). */

@@ -1,4 +1,4 @@
-import { appendToArrayMember, replaceDocumentMembers, spliceArray } from '../json/splice.js';
+import { replaceDocumentMembers, spliceArray } from '../json/splice.js';
 import { isObj } from '../recall/json-object.js';
 import { RESPONSES_RECALL_TOOL_JSON } from '../recall/tool.js';
 import type { RecallWire } from '../recall/wire.js';
@@ -13,7 +13,7 @@ import type { ResponseItem } from './types.js';
 // `function_call_output` item answering each call.
 
 export const responsesRecall: RecallWire<ResponseItem, ResponsesBody> = {
-  body: (parsed, items) => appendToArrayMember(spliceArray(parsed, 'input', parsed.body.input as ResponseItem[], items), 'tools', RESPONSES_RECALL_TOOL_JSON),
+  body: (parsed, items) => spliceArray(parsed, 'input', parsed.body.input as ResponseItem[], items, { key: 'tools', elementJson: RESPONSES_RECALL_TOOL_JSON }),
   replyCalls: (reply) => responsesReplyCalls(isObj(reply) ? reply.output : undefined),
   usageOf: (reply) => (isObj(reply) ? reply.usage : undefined),
   resultItem: (callId, text) => ({ type: 'function_call_output', call_id: callId, output: text }),
