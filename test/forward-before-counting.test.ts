@@ -37,13 +37,21 @@ function lastRequestLine(on: Harness): RequestLine {
     .at(-1)!;
 }
 
+function requestLines(on: Harness): number {
+  return on.logs.lines.filter((l) => (JSON.parse(l) as RequestLine).msg === 'request').length;
+}
+
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 5));
+}
+
 async function loads(on: Harness): Promise<number> {
   const { values } = await on.recap.runtime.metrics.storeDuration.get();
   return values.find((v) => v.metricName === 'recap_store_duration_seconds_count' && v.labels.op === 'load')?.value ?? 0;
 }
 
 async function send(on: Harness, conversation: string, messages: Msg[]) {
-  const before = { loads: await loads(on), forwarded: on.fake.chatRequests().length };
+  const before = { loads: await loads(on), forwarded: on.fake.chatRequests().length, lines: requestLines(on) };
   const body = JSON.stringify({ model: MODEL, messages });
   const res = await fetch(`${on.recap.url}/v1/chat/completions`, {
     method: 'POST',
@@ -51,6 +59,8 @@ async function send(on: Harness, conversation: string, messages: Msg[]) {
     body,
   });
   await res.text();
+  // The request's log line is written once its plan ran after the reply (past the prepare line).
+  await until(() => requestLines(on) > before.lines);
   await on.recap.runtime.background.idle();
   const forwarded = on.fake
     .chatRequests()

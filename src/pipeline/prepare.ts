@@ -76,20 +76,19 @@ export function prefetchRecord(deps: PipelineDeps, input: PrepareInput & { model
   return deps.records.load(recordKey(deps, input.model, identity));
 }
 
-export async function planCompaction<T>(
-  deps: PipelineDeps,
-  input: PrepareInput & { model: ModelConfig },
-  request: {
-    items: readonly T[];
-    wire: WireItems<T>;
-    identity: Identity;
-    counted: CountedItems<T>;
-    budget: Budget;
-    recall?: RecallOffer | undefined;
-    /** The record, read already (prefetchRecord). */
-    record?: Promise<LoadedRecord> | undefined;
-  },
-): Promise<RoutePlan<T>> {
+/** What a route hands the engine of one request. */
+export interface CompactionRequest<T> {
+  items: readonly T[];
+  wire: WireItems<T>;
+  identity: Identity;
+  counted: CountedItems<T>;
+  budget: Budget;
+  recall?: RecallOffer | undefined;
+  /** The record, read already (prefetchRecord). */
+  record?: Promise<LoadedRecord> | undefined;
+}
+
+export async function planCompaction<T>(deps: PipelineDeps, input: PrepareInput & { model: ModelConfig }, request: CompactionRequest<T>): Promise<RoutePlan<T>> {
   const { model, log } = input;
   const { identity, counted, budget } = request;
   if (identity.keepsRecords) {
@@ -98,6 +97,34 @@ export async function planCompaction<T>(
   }
   // Forwarded first, it is below both lines by proof: nothing to choose, store or prepare.
   if (input.forwardedFirst === 'below both lines') return planUntouched(deps, input, counted, budget, identity);
+  // Forwarded first below the trigger, its view is the client's own: the headers need nothing more,
+  // and what the record holds matters only to background preparation (rule 10), planned once the
+  // reply is out.
+  if (input.forwardedFirst === 'below the trigger') {
+    const plan = planUntouched(deps, input, counted, budget, identity);
+    return {
+      ...plan,
+      async afterSuccess(status, observer) {
+        await plan.afterSuccess(status, observer);
+        if (status < 200 || status >= 300) return;
+        const { ctx, a, decision } = await analyzeAndDecide(deps, input, request);
+        deps.background.consider(ctx, a, decision, budget.budget, input.bytes);
+      },
+    };
+  }
+  const { ctx, a, decision } = await analyzeAndDecide(deps, input, request);
+  const recall = request.recall && recallFor(a, decision, model, counted, budget, request.recall);
+  return createRoutePlan({ deps, log, tokens: counted, model, budget, identity, compaction: { ctx, a, decision, budget: budget.budget, bytes: input.bytes }, recall });
+}
+
+/** The request taken apart (analyze.ts) and its view decided (decide.ts). */
+async function analyzeAndDecide<T>(
+  deps: PipelineDeps,
+  input: PrepareInput & { model: ModelConfig },
+  request: CompactionRequest<T>,
+): Promise<{ ctx: StepContext; a: Analysis<T>; decision: Decision<T> }> {
+  const { model } = input;
+  const { identity, counted, budget } = request;
   const ctx = stepContext(deps, input, model, counted.counter, identity);
   const a = await runSliced(
     analyzeSteps({
@@ -114,8 +141,7 @@ export async function planCompaction<T>(
     ctx.pause,
   );
   const decision = await decide(ctx, a, budget.budget, request.record, input.forwardedFirst !== undefined);
-  const recall = request.recall && recallFor(a, decision, model, counted, budget, request.recall);
-  return createRoutePlan({ deps, log, tokens: counted, model, budget, identity, compaction: { ctx, a, decision, budget: budget.budget, bytes: input.bytes }, recall });
+  return { ctx, a, decision };
 }
 
 /** The recall session of a view that leaves something out (rule 13), else undefined: the tool is injected only then. */
