@@ -68,11 +68,12 @@ function recordKey(deps: PipelineDeps, model: ModelConfig, identity: Identity): 
 
 /**
  * The record of a request that was not forwarded first, read while the route counts it: such a
- * request could not be shown to fit below both lines, so it most likely needs its record, and
- * the store's round trip then overlaps the counting instead of following it.
+ * request could not be shown to fit below the trigger, so it most likely needs its record, and
+ * the store's round trip then overlaps the counting instead of following it. (One forwarded first
+ * needs it, if at all, only once its reply is out.)
  */
 export function prefetchRecord(deps: PipelineDeps, input: PrepareInput & { model: ModelConfig }, identity: Identity): Promise<LoadedRecord> | undefined {
-  if (input.forwardedFirst === 'below both lines' || !identity.keepsRecords || input.model.compaction.strategy === 'off') return undefined;
+  if (input.forwardedFirst || !identity.keepsRecords || input.model.compaction.strategy === 'off') return undefined;
   return deps.records.load(recordKey(deps, input.model, identity));
 }
 
