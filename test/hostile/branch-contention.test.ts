@@ -43,7 +43,7 @@ describe('concurrent branches of one conversation', () => {
     // Just before each claim of this request, another branch claims its own prefix and another
     // branch's checkpoint lands: neither is about this request's messages.
     records.tryLock = async (k, claim, ...rest) => {
-      if (k !== key) return tryLock(k, claim, ...rest);
+      if (k.tenant !== key?.tenant || k.conversation !== key.conversation) return tryLock(k, claim, ...rest);
       others++;
       await tryLock(k, { id: `other-branch-${others}`, prefix: claim.prefix, link: `other-link-${others}` }, ...rest);
       const theirs: Checkpoint = {
