@@ -325,9 +325,8 @@ describe('compaction invariants on generated conversations, through the request 
     expect(() => expectInvariants({ conversation, knobs, stored: [] }, messages, { ...outcome, view: outcome.view.filter((m) => m !== task) })).toThrow();
   });
 
-  it('clear now and leave the summary to background preparation when clearing alone gets under the trigger line', async () => {
-    // 1,620 tokens over a budget of 1,000; clearing every result but the newest step's leaves 900:
-    // not under the target (500), so a summary is due, but under the trigger, so it can wait.
+  /** An agent's ten steps: 1,620 tokens over a budget of 1,000 (the knobs), its results clearable. */
+  function tenServices(background: boolean): { messages: ChatMessage[]; knobs: Knobs } {
     const messages: ChatMessage[] = [{ role: 'user', content: 'Audit the ten services.', tokens: 20 }];
     for (let i = 0; i < 10; i++) {
       messages.push({
@@ -348,8 +347,15 @@ describe('compaction invariants on generated conversations, through the request 
       clearing: { keepLastSteps: 1, minTokens: 30 },
       reply: 'The agent checked ten services.',
       caller: 'accepted',
-      background: true,
+      background,
     };
+    return { messages, knobs };
+  }
+
+  it('clear now and leave the summary to background preparation when clearing alone gets under the trigger line', async () => {
+    // Clearing every result but the newest step's leaves 900: not under the target (500), so a
+    // summary is due, but under the trigger, so it can wait.
+    const { messages, knobs } = tenServices(true);
     const outcome = await withSession(knobs, (session) => session.send(messages));
     expect(outcome.action).toBe('compacted');
     expect(outcome.inlineCalls).toBe(0);
@@ -361,28 +367,7 @@ describe('compaction invariants on generated conversations, through the request 
   it('plan a request that went upstream first as it was sent, whatever its count says', async () => {
     // Over the trigger by its count: planned normally it is compacted; forwarded first (a bound
     // that proved it below the trigger), its plan must be the bytes that went, and write nothing.
-    const messages: ChatMessage[] = [{ role: 'user', content: 'Audit the ten services.', tokens: 20 }];
-    for (let i = 0; i < 10; i++) {
-      messages.push({
-        role: 'assistant',
-        content: `Checking service ${i}.`,
-        tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: 'lookup', arguments: '{}' } }],
-        tokens: 60,
-      });
-      messages.push({ role: 'tool', tool_call_id: `call_${i}`, content: `result ${i}`, tokens: 100 });
-    }
-    const knobs: Knobs = {
-      budget: 1000,
-      trigger: 1.0,
-      target: 0.5,
-      summaryMax: 100,
-      keepInstructions: true,
-      taskShare: 0,
-      clearing: { keepLastSteps: 1, minTokens: 30 },
-      reply: 'The agent checked ten services.',
-      caller: 'accepted',
-      background: false,
-    };
+    const { messages, knobs } = tenServices(false);
     const planned = await withSession(knobs, (session) => session.send(messages));
     expect(planned.action).toBe('compacted');
     const [asSent, record] = await withSession(knobs, async (session) => [await session.send(messages, 'below the trigger'), await session.record()] as const);
