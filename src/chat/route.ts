@@ -14,7 +14,7 @@ export function chatRoute(deps: AppDeps): WireRoute<ChatRequest, ChatMessage, Ch
     itemsKey: 'messages',
     upstreamPath: '/chat/completions',
     read: (raw, pause, arrived) => readChatRequest(raw, pause, deps.seen, arrived),
-    canForwardFirst: (parsed, model, headers, names) => canForwardFirst(parsed.body, () => chatPromptBound(parsed, deps.tokens.counterFor(model!.encoding)), model, headers, names),
+    canForwardFirst: (parsed, model, headers, names) => canForwardFirst(parsed.body, (m) => chatPromptBound(parsed, deps.tokens.counterFor(m.encoding)), model, headers, names),
     compaction: deps.compaction,
     withView: (chat, view) => spliceArray(chat, 'messages', chat.body.messages, view),
     streamEnd: chatStreamEnd,

@@ -33,7 +33,7 @@ export type ForwardFirst = 'below both lines' | 'below the trigger';
 /** Whether (and why) the request may go upstream before it is counted; null when it may not. */
 export function canForwardFirst(
   body: OutputLimits,
-  bound: () => PromptBound | null,
+  bound: (model: ModelConfig) => PromptBound | null,
   model: ModelConfig | undefined,
   headers: IncomingHttpHeaders,
   conversationHeaders: readonly string[],
@@ -44,7 +44,7 @@ export function canForwardFirst(
     const id = headers[name];
     if (typeof id === 'string' && Buffer.byteLength(id) > MAX_CONVERSATION_ID_BYTES) return null;
   }
-  const tokens = bound();
+  const tokens = bound(model);
   if (tokens === null) return null;
   const calibration = (model.calibrate ?? model.encoding === 'estimate') ? MAX_CALIBRATION_FACTOR : 1;
   // recap_recall, when it may be injected, takes budget too.
