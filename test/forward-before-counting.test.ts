@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prose } from './helpers/conversation.js';
 import { type Harness, startHarness, SUMMARIZER, smallModel } from './helpers/harness.js';
+import { storeOperations } from './helpers/store-operations.js';
 
 // A request whose history recap counted before goes upstream before it is counted when the exact
 // counts of what it knows and the bytes of what is new prove it fits (issue 28): below both lines
@@ -45,10 +46,7 @@ async function until(done: () => boolean): Promise<void> {
   while (!done()) await new Promise((r) => setTimeout(r, 5));
 }
 
-async function loads(on: Harness): Promise<number> {
-  const { values } = await on.recap.runtime.metrics.storeDuration.get();
-  return values.find((v) => v.metricName === 'recap_store_duration_seconds_count' && v.labels.op === 'load')?.value ?? 0;
-}
+const loads = (on: Harness) => storeOperations(on.recap, 'load');
 
 async function send(on: Harness, conversation: string, messages: Msg[]) {
   const before = { loads: await loads(on), forwarded: on.fake.chatRequests().length, lines: requestLines(on) };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prose } from './helpers/conversation.js';
 import { type Harness, startHarness, SUMMARIZER, smallModel } from './helpers/harness.js';
+import { storeOperations } from './helpers/store-operations.js';
 
 // The store is read once per request that needs its record, and not at all for one forwarded
 // first (issue 28): the read of a request that could not be shown to fit starts while it is being
@@ -12,10 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-async function loads(): Promise<number> {
-  const { values } = await h.recap.runtime.metrics.storeDuration.get();
-  return values.find((v) => v.metricName === 'recap_store_duration_seconds_count' && v.labels.op === 'load')?.value ?? 0;
-}
+const loads = () => storeOperations(h.recap, 'load');
 
 async function send(conversation: string, words: number) {
   const before = await loads();
