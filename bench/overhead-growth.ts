@@ -12,7 +12,7 @@
 // Portkey and recap, interleaved request by request. recap's own time is its request log's total
 // minus the upstream's (from forwarding to the reply's headers).
 // Run alone: npm run bench -- overhead-growth   (part of `overhead` too; needs Redis)
-import { parseChatRequest } from '../src/chat/parse-request.js';
+import { parseChatRequest } from '../src/wire/chat/parse-request.js';
 import { countRequest } from '../src/tokens/count-request.js';
 import { msPerRequest, snapshot } from './overhead-cpu.js';
 import { type GrowthHistory, growthBody, growthHistory, newMessages } from './overhead-growth-bodies.js';

@@ -5,15 +5,15 @@ import { type Context, Hono, type Next } from 'hono';
 import { type Caller, type DoorPolicy, admit, callerOf } from './auth/caller.js';
 import { createClientKeys } from './auth/client-keys.js';
 import { type GatedBody, checkModelOfBody } from './auth/model-gate.js';
-import { chatRoute } from './chat/route.js';
-import { passthrough } from './chat/passthrough.js';
+import { chatRoute } from './wire/chat/route.js';
+import { passthrough } from './http/passthrough.js';
 import { newRequestLog, type RequestLog } from './observability/request-log.js';
 import type { AppDeps } from './runtime/deps.js';
 import { createCompactingHandler } from './http/compacting-handler.js';
 import { RecapError, errorBody, errors, sendError } from './errors.js';
 import { registerRecapApi } from './inspect/routes.js';
 import { admitViewer } from './inspect/viewer.js';
-import { responsesRoute } from './responses/route.js';
+import { responsesRoute } from './wire/responses/route.js';
 import { registerDashboard } from './ui/routes.js';
 import { traceRequest } from './tracing/spans.js';
 

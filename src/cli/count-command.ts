@@ -1,6 +1,6 @@
 import { type Config, createModelResolver, loadConfigFile, type ModelConfig } from '../config/config.js';
-import { countResponsesRequest, inputItems } from '../responses/count.js';
-import type { ResponsesRequest } from '../responses/types.js';
+import { countResponsesRequest, inputItems } from '../wire/responses/count.js';
+import type { ResponsesRequest } from '../wire/responses/types.js';
 import { resolveBudget } from '../tokens/budget.js';
 import { countRequest, type RequestCount } from '../tokens/count-request.js';
 import { createTokenCounter, type TokenCounter } from '../tokens/counter.js';

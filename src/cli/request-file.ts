@@ -1,9 +1,9 @@
 import { createReadStream } from 'node:fs';
-import { parseChatRequest } from '../chat/parse-request.js';
+import { parseChatRequest } from '../wire/chat/parse-request.js';
 import { RecapError } from '../errors.js';
 import type { ChatRequest } from '../messages/types.js';
-import { parseResponsesRequest } from '../responses/parse-request.js';
-import type { ResponsesRequest } from '../responses/types.js';
+import { parseResponsesRequest } from '../wire/responses/parse-request.js';
+import type { ResponsesRequest } from '../wire/responses/types.js';
 
 // A request body in a file, as `recap count` and `recap eval` read it: a chat request (`messages`)
 // or a Responses request (`input`), checked as the route that serves it checks a body, with a

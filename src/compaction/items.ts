@@ -1,5 +1,5 @@
 // The neutral view of one conversation item that the engine plans over. Each wire format's adapter
-// (chat/, responses/) maps its items onto it; nothing below this line knows which API it serves.
+// (wire/chat/, wire/responses/) maps its items onto it; nothing below this line knows which API it serves.
 
 export type ItemKind =
   /** A system or developer message: pinned when leading, kept verbatim when later (rule 2). */

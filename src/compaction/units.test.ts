@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeChatMessage } from '../chat/items.js';
+import { describeChatMessage } from '../wire/chat/items.js';
 import type { ChatMessage } from '../messages/types.js';
 import { summaryCodec } from './summary-message.js';
 import { segment, stepUnits } from './units.js';

@@ -1,5 +1,5 @@
 import { FileError, readRequestFile } from '../cli/request-file.js';
-import { isCompactable } from '../responses/parse-request.js';
+import { isCompactable } from '../wire/responses/parse-request.js';
 import { chatRoute, type EvalBody, type EvalRoute, responsesRoute } from './routes.js';
 
 // The FILE of `recap eval`: one whole conversation as a chat request body or a stateless

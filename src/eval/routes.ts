@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../messages/types.js';
-import { asChatMessage, describeResponseItem } from '../responses/items.js';
-import type { ResponseItem } from '../responses/types.js';
+import { asChatMessage, describeResponseItem } from '../wire/responses/items.js';
+import type { ResponseItem } from '../wire/responses/types.js';
 
 // The two wire formats `recap eval` can read a conversation in: a chat request body (`messages`)
 // goes through /v1/chat/completions, a stateless Responses body (`input` items) through

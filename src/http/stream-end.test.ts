@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatStreamEnd } from '../chat/stream-end.js';
+import { chatStreamEnd } from '../wire/chat/stream-end.js';
 import { carriesError, judgeStreamEnd } from './stream-end.js';
 
 const judged = (chunks: string[]) => {

@@ -6,7 +6,7 @@ import { type EventSourceMessage, createParser } from 'eventsource-parser';
 // (chat: `data: {"error":…}` and no `[DONE]`; Responses: an `error` event and no
 // `response.completed`), and the connection then ends cleanly: without this, such a turn would
 // store its checkpoint. Each route says which events end its streams (chat/stream-end.ts,
-// responses/stream-end.ts); the judge reads the chunks as they pass, never holding or altering one.
+// wire/responses/stream-end.ts); the judge reads the chunks as they pass, never holding or altering one.
 
 /** What one event says of its stream: it ended successfully, it failed, or neither. */
 export type StreamVerdict = 'success' | 'failure' | undefined;

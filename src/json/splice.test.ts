@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readChatRequest } from '../chat/parse-request.js';
+import { readChatRequest } from '../wire/chat/parse-request.js';
 import type { ChatMessage } from '../messages/types.js';
 import { noPause } from '../slicing/slicer.js';
 import { replaceDocumentMembers, spliceArray, withMember } from './splice.js';

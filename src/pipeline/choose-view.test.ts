@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatWire } from '../chat/items.js';
+import { chatWire } from '../wire/chat/items.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import { messageHash } from '../conversation/canonical.js';
 import type { ChatMessage } from '../messages/types.js';

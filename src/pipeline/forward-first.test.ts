@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chatPromptBound } from '../chat/forward-bound.js';
-import { type ChatBody, readChatRequest } from '../chat/parse-request.js';
+import { chatPromptBound } from '../wire/chat/forward-bound.js';
+import { type ChatBody, readChatRequest } from '../wire/chat/parse-request.js';
 import { parseConfig } from '../config/config.js';
 import { RECALL_TOOL_MAX_TOKENS } from '../recall/tool.js';
 import { createSeenItems } from '../seen/seen-items.js';

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { admit } from '../auth/caller.js';
 import { CredentialProofs } from '../auth/credential-proofs.js';
 import { TenantBudget } from '../background/tenant-budget.js';
-import { chatWire } from '../chat/items.js';
+import { chatWire } from '../wire/chat/items.js';
 import { pinnedTask } from '../compaction/plan.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import { type Config, type ModelConfig, parseConfig } from '../config/config.js';

@@ -2,7 +2,7 @@ import type { NeutralItem } from '../compaction/items.js';
 import type { ChatMessage } from '../messages/types.js';
 
 /**
- * What the engine needs of one wire format's items. Each route (chat/, responses/) has one; the
+ * What the engine needs of one wire format's items. Each route (wire/chat/, wire/responses/) has one; the
  * engine plans over the neutral items and builds views from these, never looking at a wire shape.
  */
 export interface WireItems<T> {

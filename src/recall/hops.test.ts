@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatRecall } from '../chat/recall.js';
+import { chatRecall } from '../wire/chat/recall.js';
 import type { ChatMessage } from '../messages/types.js';
 import { createLogger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';

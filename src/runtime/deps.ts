@@ -6,7 +6,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { RouteCompaction } from '../pipeline/prepare.js';
 import type { TokenService } from '../pipeline/token-service.js';
 import type { Records } from '../pipeline/records.js';
-import type { ResponseItem, ResponsesRequest } from '../responses/types.js';
+import type { ResponseItem, ResponsesRequest } from '../wire/responses/types.js';
 import type { SeenItems } from '../seen/seen-items.js';
 import type { UpstreamRegistry } from '../upstream/client.js';
 

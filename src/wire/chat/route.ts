@@ -1,9 +1,9 @@
-import type { WireRoute } from '../http/compacting-handler.js';
-import { spliceArray } from '../json/splice.js';
-import type { ChatMessage, ChatRequest } from '../messages/types.js';
-import { canForwardFirst } from '../pipeline/forward-first.js';
+import type { WireRoute } from '../../http/compacting-handler.js';
+import { spliceArray } from '../../json/splice.js';
+import type { ChatMessage, ChatRequest } from '../../messages/types.js';
+import { canForwardFirst } from '../../pipeline/forward-first.js';
 import { chatPromptBound } from './forward-bound.js';
-import type { AppDeps } from '../runtime/deps.js';
+import type { AppDeps } from '../../runtime/deps.js';
 import { type ChatBody, readChatRequest } from './parse-request.js';
 import { chatRecall } from './recall.js';
 import { chatStreamEnd } from './stream-end.js';

@@ -1,8 +1,8 @@
-import type { ModelConfig } from '../config/config.js';
-import type { WireRoute } from '../http/compacting-handler.js';
-import { spliceArray } from '../json/splice.js';
-import type { ForwardFirst } from '../pipeline/forward-first.js';
-import type { AppDeps } from '../runtime/deps.js';
+import type { ModelConfig } from '../../config/config.js';
+import type { WireRoute } from '../../http/compacting-handler.js';
+import { spliceArray } from '../../json/splice.js';
+import type { ForwardFirst } from '../../pipeline/forward-first.js';
+import type { AppDeps } from '../../runtime/deps.js';
 import { isCompactable, type ResponsesBody, readResponsesRequest } from './parse-request.js';
 import { responsesRecall } from './recall.js';
 import { responsesStreamEnd } from './stream-end.js';

@@ -1,8 +1,8 @@
-import { errors } from '../errors.js';
-import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../json/body.js';
-import type { ItemsOnArrival } from '../seen/items-on-arrival.js';
-import type { SeenItems } from '../seen/seen-items.js';
-import type { Pause } from '../slicing/slicer.js';
+import { errors } from '../../errors.js';
+import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../../json/body.js';
+import type { ItemsOnArrival } from '../../seen/items-on-arrival.js';
+import type { SeenItems } from '../../seen/seen-items.js';
+import type { Pause } from '../../slicing/slicer.js';
 import type { ResponsesRequest } from './types.js';
 
 // Parses and checks the few fields recap relies on (`model`, and `input` as a string or an array

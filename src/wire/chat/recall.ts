@@ -1,8 +1,8 @@
-import { replaceDocumentMembers, spliceArray } from '../json/splice.js';
-import type { ChatMessage, ToolCall } from '../messages/types.js';
-import { isObj, type Obj } from '../recall/json-object.js';
-import { CHAT_RECALL_TOOL_JSON, RECALL_TOOL_NAME } from '../recall/tool.js';
-import type { RecallWire, ReplyCalls } from '../recall/wire.js';
+import { replaceDocumentMembers, spliceArray } from '../../json/splice.js';
+import type { ChatMessage, ToolCall } from '../../messages/types.js';
+import { isObj, type Obj } from '../../recall/json-object.js';
+import { CHAT_RECALL_TOOL_JSON, RECALL_TOOL_NAME } from '../../recall/tool.js';
+import type { RecallWire, ReplyCalls } from '../../recall/wire.js';
 import type { ChatBody } from './parse-request.js';
 import { chatEventWithUsage, chatStreamReading } from './recall-stream.js';
 

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatedBody } from '../auth/model-gate.js';
 import { RecapError, errors, sendError } from '../errors.js';
-import { requestAbort } from '../http/client-abort.js';
-import { sendUpstreamResponse } from '../http/send-upstream-response.js';
+import { requestAbort } from './client-abort.js';
+import { sendUpstreamResponse } from './send-upstream-response.js';
 import type { Upstream } from '../upstream/client.js';
 import { upstreamRequestHeaders } from '../upstream/headers.js';
 import { upstreamTarget } from '../upstream/target.js';

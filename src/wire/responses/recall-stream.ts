@@ -1,6 +1,6 @@
-import { isObj, type Obj, parseObject } from '../recall/json-object.js';
-import { RECALL_TOOL_NAME } from '../recall/tool.js';
-import type { ReplyCalls, StreamReading } from '../recall/wire.js';
+import { isObj, type Obj, parseObject } from '../../recall/json-object.js';
+import { RECALL_TOOL_NAME } from '../../recall/tool.js';
+import type { ReplyCalls, StreamReading } from '../../recall/wire.js';
 import { isToolCall, responsesReplyCalls, withoutCalls } from './recall-items.js';
 import type { ResponseItem } from './types.js';
 

@@ -1,7 +1,7 @@
-import { replaceDocumentMembers, spliceArray } from '../json/splice.js';
-import { isObj } from '../recall/json-object.js';
-import { RESPONSES_RECALL_TOOL_JSON } from '../recall/tool.js';
-import type { RecallWire } from '../recall/wire.js';
+import { replaceDocumentMembers, spliceArray } from '../../json/splice.js';
+import { isObj } from '../../recall/json-object.js';
+import { RESPONSES_RECALL_TOOL_JSON } from '../../recall/tool.js';
+import type { RecallWire } from '../../recall/wire.js';
 import type { ResponsesBody } from './parse-request.js';
 import { responsesReplyCalls, withoutCalls } from './recall-items.js';
 import { responsesEventWithUsage, responsesStreamReading } from './recall-stream.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { chatToolsTokens, itemTokens, responsesPromptTokens } from '../../test/helpers/responses-tokens.js';
-import { createModelResolver, parseConfig } from '../config/config.js';
-import { createMetrics } from '../observability/metrics.js';
-import { createTokenService } from '../pipeline/token-service.js';
+import { chatToolsTokens, itemTokens, responsesPromptTokens } from '../../../test/helpers/responses-tokens.js';
+import { createModelResolver, parseConfig } from '../../config/config.js';
+import { createMetrics } from '../../observability/metrics.js';
+import { createTokenService } from '../../pipeline/token-service.js';
 import { countResponsesRequest } from './count.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 

@@ -1,13 +1,13 @@
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { chatToolsTokens, responsesPromptTokens } from '../../test/helpers/responses-tokens.js';
-import { admit } from '../auth/caller.js';
-import { createModelResolver, parseConfig } from '../config/config.js';
-import { createLogger } from '../observability/logger.js';
-import { newRequestLog } from '../observability/request-log.js';
-import { RESPONSES_RECALL_TOOL_JSON } from '../recall/tool.js';
-import { createRuntime } from '../runtime/runtime.js';
+import { chatToolsTokens, responsesPromptTokens } from '../../../test/helpers/responses-tokens.js';
+import { admit } from '../../auth/caller.js';
+import { createModelResolver, parseConfig } from '../../config/config.js';
+import { createLogger } from '../../observability/logger.js';
+import { newRequestLog } from '../../observability/request-log.js';
+import { RESPONSES_RECALL_TOOL_JSON } from '../../recall/tool.js';
+import { createRuntime } from '../../runtime/runtime.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
 // The Responses route's part of the request path before the engine (prepare.ts), on the runtime

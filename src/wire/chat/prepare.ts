@@ -1,15 +1,15 @@
-import { callerOf } from '../auth/caller.js';
-import type { ModelConfig } from '../config/config.js';
-import { identify } from '../conversation/identify.js';
-import type { ChatMessage, ChatRequest } from '../messages/types.js';
-import type { PipelineDeps } from '../pipeline/pipeline-deps.js';
-import { type CountedItems, planCompaction, planUntouched, prefetchRecord, type RecallOffer, type RouteCompaction } from '../pipeline/prepare.js';
-import type { RoutePlan } from '../pipeline/route-plan.js';
-import { countRequest, type RequestTokens } from '../pipeline/token-service.js';
-import { recallRefusal } from '../recall/offer.js';
-import { CHAT_RECALL_TOOL } from '../recall/tool.js';
-import { recallTokensAfterFunctions } from '../recall/tool-tokens.js';
-import type { TokenCounter } from '../tokens/counter.js';
+import { callerOf } from '../../auth/caller.js';
+import type { ModelConfig } from '../../config/config.js';
+import { identify } from '../../conversation/identify.js';
+import type { ChatMessage, ChatRequest } from '../../messages/types.js';
+import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
+import { type CountedItems, planCompaction, planUntouched, prefetchRecord, type RecallOffer, type RouteCompaction } from '../../pipeline/prepare.js';
+import type { RoutePlan } from '../../pipeline/route-plan.js';
+import { countRequest, type RequestTokens } from '../../pipeline/token-service.js';
+import { recallRefusal } from '../../recall/offer.js';
+import { CHAT_RECALL_TOOL } from '../../recall/tool.js';
+import { recallTokensAfterFunctions } from '../../recall/tool-tokens.js';
+import type { TokenCounter } from '../../tokens/counter.js';
 import { chatWire } from './items.js';
 
 // The chat route's part of the request path before the engine: identify → count tokens → budget;

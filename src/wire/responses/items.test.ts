@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { summaryCodec } from '../compaction/summary-message.js';
-import { jsonItemHash } from '../conversation/canonical.js';
-import { analyze } from '../pipeline/analyze.js';
+import { summaryCodec } from '../../compaction/summary-message.js';
+import { jsonItemHash } from '../../conversation/canonical.js';
+import { analyze } from '../../pipeline/analyze.js';
 import { asChatMessage, describeResponseItem, responsesWire } from './items.js';
 import type { ResponseItem } from './types.js';
 

@@ -1,4 +1,4 @@
-import { carriesError, type StreamEndRule } from '../http/stream-end.js';
+import { carriesError, type StreamEndRule } from '../../http/stream-end.js';
 
 // A Responses stream ends with the event of its response's final state: `response.completed`, or
 // `response.incomplete` (the response is whole, cut at its token limit as a chat `length` finish

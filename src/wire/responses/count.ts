@@ -1,11 +1,11 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import type { ModelConfig } from '../config/config.js';
-import { jsonItemHash } from '../conversation/canonical.js';
-import type { ChatMessage } from '../messages/types.js';
-import type { CountedItems } from '../pipeline/prepare.js';
-import type { TokenService } from '../pipeline/token-service.js';
-import { oncePerItem } from '../seen/once-per-item.js';
-import type { TokenCounter } from '../tokens/counter.js';
+import type { ModelConfig } from '../../config/config.js';
+import { jsonItemHash } from '../../conversation/canonical.js';
+import type { ChatMessage } from '../../messages/types.js';
+import type { CountedItems } from '../../pipeline/prepare.js';
+import type { TokenService } from '../../pipeline/token-service.js';
+import { oncePerItem } from '../../seen/once-per-item.js';
+import type { TokenCounter } from '../../tokens/counter.js';
 import { asChatMessage } from './items.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 

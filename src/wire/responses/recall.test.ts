@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { noPause } from '../slicing/slicer.js';
+import { noPause } from '../../slicing/slicer.js';
 import { readResponsesRequest } from './parse-request.js';
 import { responsesRecall } from './recall.js';
 import { responsesRecallRefusal } from './recall-offer.js';

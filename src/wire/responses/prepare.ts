@@ -1,8 +1,8 @@
-import { callerOf } from '../auth/caller.js';
-import { jsonItemHash } from '../conversation/canonical.js';
-import { identifyBy } from '../conversation/identify.js';
-import type { PipelineDeps } from '../pipeline/pipeline-deps.js';
-import { planCompaction, planUntouched, prefetchRecord, type RouteCompaction } from '../pipeline/prepare.js';
+import { callerOf } from '../../auth/caller.js';
+import { jsonItemHash } from '../../conversation/canonical.js';
+import { identifyBy } from '../../conversation/identify.js';
+import type { PipelineDeps } from '../../pipeline/pipeline-deps.js';
+import { planCompaction, planUntouched, prefetchRecord, type RouteCompaction } from '../../pipeline/prepare.js';
 import { countResponsesRequest, inputItems } from './count.js';
 import { responsesWire } from './items.js';
 import { isCompactable } from './parse-request.js';

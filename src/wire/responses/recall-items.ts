@@ -1,5 +1,5 @@
-import { RECALL_TOOL_NAME } from '../recall/tool.js';
-import type { ReplyCalls } from '../recall/wire.js';
+import { RECALL_TOOL_NAME } from '../../recall/tool.js';
+import type { ReplyCalls } from '../../recall/wire.js';
 import type { ResponseItem } from './types.js';
 
 // What of a Responses reply that called recap_recall goes into the continuation (rule 13): its

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RecapError } from '../errors.js';
-import { noPause } from '../slicing/slicer.js';
+import { RecapError } from '../../errors.js';
+import { noPause } from '../../slicing/slicer.js';
 import { isCompactable, readResponsesRequest } from './parse-request.js';
 
 // What the Responses route reads of a body (`model`, `input` and the keys that change what recap
