@@ -2,33 +2,28 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono, type Next } from 'hono';
-import { type Caller, type DoorPolicy, admit, callerOf } from './auth/caller.js';
+import { admit, type Caller, callerOf, type DoorPolicy } from './auth/caller.js';
 import { createClientKeys } from './auth/client-keys.js';
-import { type GatedBody, checkModelOfBody } from './auth/model-gate.js';
-import { chatRoute } from './wire/chat/route.js';
-import { passthrough } from './http/passthrough.js';
-import { newRequestLog, type RequestLog } from './observability/request-log.js';
-import type { AppDeps } from './runtime/deps.js';
+import { checkModelOfBody, type GatedBody } from './auth/model-gate.js';
+import { errorBody, errors, RecapError, sendError } from './errors.js';
 import { createCompactingHandler } from './http/compacting-handler.js';
-import { RecapError, errorBody, errors, sendError } from './errors.js';
+import { passthrough } from './http/passthrough.js';
 import { registerRecapApi } from './inspect/routes.js';
 import { admitViewer } from './inspect/viewer.js';
-import { responsesRoute } from './wire/responses/route.js';
-import { registerDashboard } from './ui/routes.js';
+import { newRequestLog, type RequestLog } from './observability/request-log.js';
+import type { AppDeps } from './runtime/deps.js';
 import { traceRequest } from './tracing/spans.js';
+import { registerDashboard } from './ui/routes.js';
+import type { AnyWireFormat } from './wire/format.js';
+import { WIRE_FORMATS } from './wire/formats.js';
 
 type Env = { Bindings: HttpBindings };
 
-export const CHAT_PATH = '/v1/chat/completions';
-export const RESPONSES_PATH = '/v1/responses';
-const COMPACTING_PATHS = [CHAT_PATH, RESPONSES_PATH] as const;
-type CompactingPath = (typeof COMPACTING_PATHS)[number];
-
-/** The compacting route a request is for (the routes whose body recap reads, and limits), or null. */
-export function compactingRouteOf(req: IncomingMessage): CompactingPath | null {
+/** The wire format a request is for (the routes whose body recap reads, and limits), or null. */
+export function compactingRouteOf(req: IncomingMessage): AnyWireFormat | null {
   if (req.method !== 'POST') return null;
   const path = (req.url ?? '').split('?')[0];
-  return COMPACTING_PATHS.find((p) => p === path) ?? null;
+  return WIRE_FORMATS.find((f) => f.path === path) ?? null;
 }
 
 // RFC 9110 §11.6.1: a 401 names the scheme the client should use.
@@ -44,16 +39,13 @@ export interface RecapApp {
    * The compacting routes, outside the router: the server hands their requests (compactingRouteOf)
    * directly, sparing the busiest routes the framework's per-request work.
    */
-  serveCompacting(path: CompactingPath, req: IncomingMessage, res: ServerResponse): Promise<void>;
+  serveCompacting(format: AnyWireFormat, req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
 /** Routes only; no I/O happens at import or construction. */
 export function createApp(deps: AppDeps): RecapApp {
   const app = new Hono<Env>();
-  const handlers: Record<CompactingPath, ReturnType<typeof createCompactingHandler>> = {
-    [CHAT_PATH]: createCompactingHandler(deps, chatRoute(deps)),
-    [RESPONSES_PATH]: createCompactingHandler(deps, responsesRoute(deps)),
-  };
+  const handlers = new Map(WIRE_FORMATS.map((format) => [format, createCompactingHandler(deps, format)]));
   const stripHeaders = deps.config.server.conversation_header.slice(0, 1);
   const door: DoorPolicy = {
     keys: deps.config.clients ? createClientKeys(deps.config.clients) : undefined,
@@ -107,8 +99,8 @@ export function createApp(deps: AppDeps): RecapApp {
   registerRecapApi(app, deps);
   registerDashboard(app);
 
-  async function serveCompacting(path: CompactingPath, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const log = newRequestLog('POST', path);
+  async function serveCompacting(format: AnyWireFormat, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const log = newRequestLog('POST', format.path);
     // Several layers rightly watch one response's 'close' (server adapter, shutdown tracking,
     // client-abort signal, stream pipeline); past ten Node would warn of a leak that is not one.
     res.setMaxListeners(32);
@@ -118,18 +110,18 @@ export function createApp(deps: AppDeps): RecapApp {
     } catch (err) {
       if (!(err instanceof RecapError)) throw err;
       log.error = err.code;
-      sendError(res, err, challenge(err));
+      sendError(res, err, challenge(err), format.errorBody);
       finish(log, res.statusCode);
       return;
     }
-    await traceRequest(log, req, res, () => handlers[path](req, res, log));
+    await traceRequest(log, req, res, () => handlers.get(format)!(req, res, log));
     finish(log, res.statusCode, caller);
   }
 
   // Requests the server did not hand over directly: an absolute-form target, say.
-  for (const path of COMPACTING_PATHS) {
-    app.post(path, async function compactingRoute(c) {
-      await serveCompacting(path, c.env.incoming, c.env.outgoing);
+  for (const format of WIRE_FORMATS) {
+    app.post(format.path, async function compactingRoute(c) {
+      await serveCompacting(format, c.env.incoming, c.env.outgoing);
       return RESPONSE_ALREADY_SENT;
     });
   }

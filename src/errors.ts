@@ -57,13 +57,13 @@ export function sseErrorEvent(err: RecapError): string {
   return `data: ${errorBody(err)}\n\n`;
 }
 
-/** Answers with a recap error unless headers already went out (then the connection is cut). */
-export function sendError(res: ServerResponse, err: RecapError, extraHeaders: Record<string, string> = {}): void {
+/** Answers with a recap error (in `shape`: an API's own, OpenAI's by default) unless headers already went out (then the connection is cut). */
+export function sendError(res: ServerResponse, err: RecapError, extraHeaders: Record<string, string> = {}, shape: (err: RecapError) => string = errorBody): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const body = errorBody(err);
+  const body = shape(err);
   res.writeHead(err.status, {
     ...extraHeaders,
     'content-type': 'application/json',

@@ -46,8 +46,7 @@ export async function startRecap(config: Config, opts: StartOptions = {}): Promi
       if (!model) unmatched(name);
       return { model, upstream: model?.upstream ?? defaultUpstream };
     },
-    compaction: runtime.compaction,
-    responses: runtime.responses,
+    pipeline: runtime.pipeline,
     metrics: runtime.metrics,
     records: runtime.records,
     events: runtime.events,
@@ -67,10 +66,10 @@ export async function startRecap(config: Config, opts: StartOptions = {}): Promi
         serverOptions: serverTimeouts(config.server),
         createServer: ((options, routed: RequestListener) =>
           createServer(options, (req, res) => {
-            const path = compactingRouteOf(req);
-            if (path === null) return routed(req, res);
+            const format = compactingRouteOf(req);
+            if (format === null) return routed(req, res);
             drainUnreadBody(req, res);
-            app.serveCompacting(path, req, res).catch((err: unknown) => {
+            app.serveCompacting(format, req, res).catch((err: unknown) => {
               logger.error({ err }, 'unhandled error');
               if (!res.headersSent) sendError(res, errors.internal());
               else res.destroy();

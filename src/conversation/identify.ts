@@ -88,7 +88,7 @@ export function conversationIdHash(tenant: string, id: string, secret: string, r
  * they stay the same while the history grows, and differ between unrelated conversations. Their
  * canonical hashes stand for them.
  */
-function leadingHashes(messages: readonly ChatMessage[]): string[] {
+export function leadingHashes(messages: readonly ChatMessage[]): string[] {
   const opening: string[] = [];
   for (const m of messages) {
     opening.push(messageHash(m));

@@ -3,50 +3,26 @@ import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { callerOf, mayUse } from '../auth/caller.js';
 import { refuseOtherModels } from '../auth/model-gate.js';
-import type { ModelConfig } from '../config/config.js';
 import { errors, RecapError, sendError } from '../errors.js';
 import { clientField, type RequestLog } from '../observability/request-log.js';
-import type { RouteCompaction } from '../pipeline/prepare.js';
-import type { ForwardFirst } from '../pipeline/forward-first.js';
+import { forwardFirstOf } from '../pipeline/forward-first.js';
+import { prepareRequest } from '../pipeline/prepare.js';
 import type { RoutePlan } from '../pipeline/route-plan.js';
 import { recallTurn } from '../recall/hops.js';
 import { recallReply } from '../recall/reply.js';
-import type { RecallWire } from '../recall/wire.js';
 import type { AppDeps } from '../runtime/deps.js';
-import { type ItemsOnArrival, matchOnArrival } from '../seen/items-on-arrival.js';
-import { createSlicer, type Pause, SLICE_MS } from '../slicing/slicer.js';
+import { matchOnArrival } from '../seen/items-on-arrival.js';
+import { createSlicer, SLICE_MS } from '../slicing/slicer.js';
 import type { Upstream } from '../upstream/client.js';
 import { upstreamRequestHeaders } from '../upstream/headers.js';
+import type { ParsedRequest, WireFormat } from '../wire/format.js';
 import { requestAbort } from './client-abort.js';
 import { readBody } from './read-body.js';
 import { sendUpstreamResponse } from './send-upstream-response.js';
-import { isEventStream, judgeStreamEnd, type StreamEndRule } from './stream-end.js';
-
-/** What a compacting route (chat completions, responses) is made of: its wire format's part. */
-export interface WireRoute<B extends { model: string }, T, P extends { body: B } = { body: B }> {
-  /** Below the upstream's base URL, e.g. `/chat/completions`. */
-  upstreamPath: string;
-  /** The body's member holding the conversation items (`messages`, `input`). */
-  itemsKey: string;
-  /**
-   * Parses and checks the body (recap's 400s; everything else is the upstream's to judge), a big
-   * one in slices (`pause` between them), keeping what `withView` needs of the client's bytes;
-   * `arrived`, its items found in the cache of seen items while it came in.
-   */
-  read(raw: Buffer, pause: Pause, arrived: ItemsOnArrival): Promise<P>;
-  /** The request provably goes upstream as sent (forward-first.ts): forwarded before it is counted. */
-  canForwardFirst(parsed: P, model: ModelConfig | undefined, headers: IncomingMessage['headers'], conversationHeaders: readonly string[]): ForwardFirst | null;
-  compaction: RouteCompaction<B, T>;
-  /** The client's bytes with `view` in place of its items: nothing else changes (rule 12). */
-  withView(parsed: P, view: T[]): Buffer;
-  /** Which events end the route's streams, successfully or not: only a stream that ended successfully is a complete turn. */
-  streamEnd: StreamEndRule;
-  /** How the route injects and answers recap_recall (rule 13); a route without it is never offered recall. */
-  recall?: RecallWire<T, P>;
-}
+import { isEventStream, judgeStreamEnd } from './stream-end.js';
 
 /** A compacting route, as the request path of DESIGN.md reads top to bottom. */
-export function createCompactingHandler<B extends { model: string }, T, P extends { body: B }>(deps: AppDeps, route: WireRoute<B, T, P>) {
+export function createCompactingHandler<T, P extends ParsedRequest>(deps: AppDeps, format: WireFormat<T, P>) {
   const { config } = deps;
   // recap's own conversation header never goes upstream; the clients' own session headers after it do.
   const stripHeaders = config.server.conversation_header.slice(0, 1);
@@ -57,7 +33,7 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
     return upstream
       .request({
         method: 'POST',
-        path: route.upstreamPath,
+        path: format.upstreamPath,
         headers: {
           ...upstreamRequestHeaders(req.headers, { apiKey: upstream.config.api_key }, { chat: true, stripHeaders }),
           'content-type': 'application/json',
@@ -83,20 +59,20 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
     let finishRecall: (() => void) | undefined;
     let early: Promise<Dispatcher.ResponseData> | undefined;
     try {
-      const arriving = matchOnArrival(deps.seen, route.itemsKey);
+      const arriving = matchOnArrival(deps.seen, format.itemsKey);
       const raw = await readBody(req, config.server.body_limit_bytes, arriving.advance);
-      const parsed = await route.read(raw, createSlicer(SLICE_MS), arriving);
+      const parsed = await format.read(raw, createSlicer(SLICE_MS), { seen: deps.seen, arrived: arriving });
       const { body } = parsed;
       log.model = clientField(body.model);
       const caller = callerOf(req);
       if (!mayUse(caller, body.model)) throw errors.modelNotAllowed(body.model);
-      refuseOtherModels(caller, body, route.itemsKey);
+      refuseOtherModels(caller, body, format.itemsKey);
       const { model, upstream: upstreamName } = deps.routeModel(body.model);
       log.modelLabel = model?.match ?? 'unconfigured';
       const upstream = deps.upstreams.get(upstreamName);
       if (!upstream) throw errors.internal();
 
-      const forwardedFirst = route.canForwardFirst(parsed, model, req.headers, config.server.conversation_header) ?? undefined;
+      const forwardedFirst = forwardFirstOf(format, parsed, model, deps.tokens.counterFor, req.headers, config.server.conversation_header) ?? undefined;
       if (forwardedFirst) {
         log.forwardedFirst = forwardedFirst;
         early = forward(upstream, req, raw, signal, log);
@@ -107,12 +83,12 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
         // after that write, so that its counting does not hold the body back from the upstream.
         await nextMacrotask();
       }
-      plan = await route.compaction.prepare({ req, body, model, signal, log, forwardedFirst, bytes: raw.length });
+      plan = await prepareRequest(deps.pipeline, format, { caller, headers: req.headers, parsed, model, signal, log, forwardedFirst, bytes: raw.length });
       const { view } = plan;
       // A view that leaves something out goes with recap_recall, which recap answers inside the reply (rule 13).
-      const recall = view && plan.recall && route.recall ? { wire: route.recall, turn: recallTurn(plan.recall, route.recall, view, deps, log) } : undefined;
+      const recall = view && plan.recall && format.recall ? { wire: format.recall, turn: recallTurn(plan.recall, format.recall, view, deps, log) } : undefined;
       finishRecall = recall ? () => recall.turn.finish() : undefined;
-      const forwarded = view ? (recall ? recall.wire.body(parsed, view) : route.withView(parsed, view)) : raw;
+      const forwarded = view ? (recall ? recall.wire.body(parsed, view) : format.withView(parsed, view)) : raw;
       const first = await (early ?? forward(upstream, req, forwarded, signal, log));
 
       const observer = plan.observe(first.statusCode, first.headers);
@@ -121,7 +97,7 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
         : first;
       // A reply with recalls in it was observed hop by hop: calibration reads its first hop only.
       const watch = recall ? undefined : observer;
-      const ending = response.statusCode < 300 && isEventStream(response.headers) ? judgeStreamEnd(route.streamEnd) : undefined;
+      const ending = response.statusCode < 300 && isEventStream(response.headers) ? judgeStreamEnd(format.streamEnd) : undefined;
       // A stream's headers leave before its recalls are known; a whole reply's say how many were answered.
       const recallHeaders: Record<string, string> = recall && !ending ? { 'x-recap-recalls': String(recall.turn.answered) } : {};
       const sent = await sendUpstreamResponse(res, response, {
@@ -152,7 +128,7 @@ export function createCompactingHandler<B extends { model: string }, T, P extend
       const recapErr = err instanceof RecapError ? err : errors.internal();
       if (!(err instanceof RecapError)) deps.logger.error({ err, route: log.route }, 'request failed');
       log.error = recapErr.code;
-      sendError(res, recapErr);
+      sendError(res, recapErr, {}, format.errorBody);
     } finally {
       finishRecall?.();
       if (plan && !succeeded) await plan.abandon();

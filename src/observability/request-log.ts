@@ -1,4 +1,5 @@
 import { headChars } from '../compaction/text.js';
+import type { EventRoute } from '../store/event-log.js';
 import type { ConversationKey } from '../store/store.js';
 
 /** The conversation a request belongs to, for its event (events/recorder.ts). */
@@ -6,7 +7,7 @@ export interface EventTarget {
   key: ConversationKey;
   /** The id as the client sent it (at most 512 bytes), or null when recap derived it. */
   id: string | null;
-  route: 'chat' | 'responses';
+  route: EventRoute;
   /** recap vouches for the tenant (a configured client, the shared anonymous one); else only the upstream judges it. */
   vouched: boolean;
 }

@@ -3,6 +3,8 @@ import type { ModelConfig } from '../config/config.js';
 import { MAX_CONVERSATION_ID_BYTES } from '../conversation/identify.js';
 import { RECALL_TOOL_MAX_TOKENS } from '../recall/tool.js';
 import { type OutputLimits, resolveBudget } from '../tokens/budget.js';
+import type { TokenCounter } from '../tokens/counter.js';
+import type { ParsedRequest, PromptBound, WireFormat } from '../wire/format.js';
 
 // A request that provably goes upstream as the client sent it is forwarded before recap counts
 // it; the counting (for the x-recap-* headers, metrics and the cache) and any planning overlap
@@ -14,18 +16,10 @@ import { type OutputLimits, resolveBudget } from '../tokens/budget.js';
 // The proof: upper bounds of the prompt's tokens (uncalibrated), its messages' and its
 // definitions' (tools, functions, response_format, which also lower the budget by their own
 // tokens), stay below the line in the budget that those definitions leave, even scaled by the
-// most calibration may scale an estimate (2×). The route works the bounds out (chat/forward-bound.ts):
+// most calibration may scale an estimate (2×). The format works the bounds out (wire/chat/forward-bound.ts):
 // exact for what this process counted before, bytes for the rest.
 
 const MAX_CALIBRATION_FACTOR = 2;
-
-/** Upper bounds of a request's uncalibrated prompt tokens; null when the route cannot bound them. */
-export interface PromptBound {
-  /** The messages (with the reply's priming), as the budget's share for them counts them. */
-  messages: number;
-  /** The tool, function and response_format definitions. */
-  definitions: number;
-}
 
 /** Below both lines: nothing to plan. Below the trigger: forwarded as sent, planned after. */
 export type ForwardFirst = 'below both lines' | 'below the trigger';
@@ -54,4 +48,17 @@ export function canForwardFirst(
   const most = calibration * tokens.messages;
   if (most > compaction.trigger_ratio * budget) return null;
   return most <= compaction.prepare_ratio * budget ? 'below both lines' : 'below the trigger';
+}
+
+/** Whether a request read by `format` may go upstream before it is counted: one it will not compact always may. */
+export function forwardFirstOf<T, P extends ParsedRequest>(
+  format: WireFormat<T, P>,
+  parsed: P,
+  model: ModelConfig | undefined,
+  counterFor: (encoding: ModelConfig['encoding']) => TokenCounter,
+  headers: IncomingHttpHeaders,
+  conversationHeaders: readonly string[],
+): ForwardFirst | null {
+  if (model && model.compaction.strategy !== 'off' && format.compactable(parsed) === null) return 'below both lines';
+  return canForwardFirst(parsed.body, (m) => format.promptBound(parsed, counterFor(m.encoding)), model, headers, conversationHeaders);
 }

@@ -1,22 +1,22 @@
-import type { IncomingMessage } from 'node:http';
-import { callerOf } from '../auth/caller.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Caller } from '../auth/caller.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import type { ModelConfig } from '../config/config.js';
-import { credentialOf, type Identity } from '../conversation/identify.js';
+import { credentialOf, type Identity, identifyBy } from '../conversation/identify.js';
 import type { RequestLog } from '../observability/request-log.js';
 import { leavesOut, type RecallSession, recallSession } from '../recall/session.js';
 import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
+import type { ConversationKey, ConversationRecord } from '../store/store.js';
 import type { Budget } from '../tokens/budget.js';
 import type { TokenCounter } from '../tokens/counter.js';
+import type { CountedItems, ParsedRequest, RecallOffer, WireFormat, WireItems } from '../wire/format.js';
 import { type Analysis, analyzeSteps } from './analyze.js';
 import { auditKey } from './audit.js';
 import { type Decision, decide } from './decide.js';
 import type { ForwardFirst } from './forward-first.js';
 import type { PipelineDeps } from './pipeline-deps.js';
-import type { ConversationKey, ConversationRecord } from '../store/store.js';
 import { createRoutePlan, type PlanTokens, type RoutePlan } from './route-plan.js';
 import { type StepContext, summarizerRecorder } from './step-context.js';
-import type { WireItems } from './wire.js';
 
 // The compaction part of a route's request path once its adapter has counted the request (DESIGN
 // "One request": … → load record → choose the view → plan: fits / reuse / compact / degrade), the
@@ -24,7 +24,10 @@ import type { WireItems } from './wire.js';
 // the response goes out.
 
 export interface PrepareInput {
-  req: IncomingMessage;
+  /** Who asked: the door admitted it (auth/caller.ts). */
+  caller: Caller;
+  /** The client's request headers: the conversation header, the credential the summarizer may reuse. */
+  headers: IncomingHttpHeaders;
   model: ModelConfig | undefined;
   signal: AbortSignal;
   log: RequestLog;
@@ -34,27 +37,9 @@ export interface PrepareInput {
   bytes: number;
 }
 
-/** A request as its route counted it: per item, aligned with its items. */
-export interface CountedItems<T> extends PlanTokens<T> {
-  counter: TokenCounter;
-  /** Tokens of each item (calibrated). */
-  perItem: number[];
-  /** Tokens every view carries besides its items: the reply priming, instructions outside the items. */
-  fixedTokens: number;
-  /** Canonical hash of each item. */
-  hashes: string[];
-  countItem(item: T): number;
-}
-
 /** A request recap forwards as it came: counted, with its budget when the model has one. */
 export function planUntouched<T>(deps: PipelineDeps, input: PrepareInput, tokens: PlanTokens<T>, budget: Budget | undefined, identity?: Identity): RoutePlan<T> {
   return createRoutePlan({ deps, log: input.log, tokens, model: input.model, budget, identity });
-}
-
-/** A request that may be offered recap_recall (recall/offer.ts): what its tool definition costs. */
-export interface RecallOffer {
-  toolTokens: number;
-  rawToolTokens: number;
 }
 
 /** A conversation's record as the request path reads it (records.ts). */
@@ -93,7 +78,7 @@ export async function planCompaction<T>(deps: PipelineDeps, input: PrepareInput 
   const { model, log } = input;
   const { identity, counted, budget } = request;
   if (identity.keepsRecords) {
-    const vouched = callerOf(input.req).kind !== 'credential';
+    const vouched = input.caller.kind !== 'credential';
     log.target = { key: { tenant: identity.tenant, conversation: identity.conversation }, id: identity.id ?? null, route: request.wire.route, vouched };
   }
   // Forwarded first, it is below both lines by proof: nothing to choose, store or prepare.
@@ -176,12 +161,36 @@ function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig
     log: input.log,
     signal: input.signal,
     pause: createSlicer(SLICE_MS),
-    authorization: credentialOf(input.req.headers) || undefined,
+    authorization: credentialOf(input.headers) || undefined,
     recordSummarizer: summarizerRecorder(deps, model, identity.tenant, input.log),
   };
 }
 
-/** A route's compaction step: its adapter counts the request, then the engine plans its view. */
-export interface RouteCompaction<B, T> {
-  prepare(input: PrepareInput & { body: B }): Promise<RoutePlan<T>>;
+/**
+ * The request path from a request read by its format to the plan its handler carries out (DESIGN
+ * "One request": identify → count → load record → choose the view → plan: fits / reuse / compact /
+ * degrade), the same for every format: the format counts and names what opens the conversation,
+ * the engine plans over its neutral items.
+ */
+export async function prepareRequest<T, P extends ParsedRequest>(deps: PipelineDeps, format: WireFormat<T, P>, input: PrepareInput & { parsed: P }): Promise<RoutePlan<T>> {
+  const { parsed, model, log } = input;
+  const items = model && model.compaction.strategy !== 'off' ? format.compactable(parsed) : null;
+  if (!model || !items) {
+    const counted = await format.count(deps.tokens, parsed, model);
+    log.tokensIn = counted.tokensIn;
+    return planUntouched(deps, input, counted, model ? deps.tokens.budgetFor(model, parsed.body, counted.toolsTokens) : undefined);
+  }
+  const identity = identifyBy(input.caller, input.headers, () => format.opening(parsed, items), {
+    headers: deps.config.server.conversation_header,
+    secret: deps.secret,
+    route: format.items.route,
+  });
+  const record = prefetchRecord(deps, { ...input, model }, identity);
+  const counted = await format.count(deps.tokens, parsed, model);
+  log.tokensIn = counted.tokensIn;
+  log.conversation = identity.conversation.slice(0, 16);
+  const recall = format.recall ? format.recallOffer(model, parsed, counted, deps.tokens.scaleFor(model)) : undefined;
+  // The injected tool is planned for as one of the request's tools (rule 3).
+  const budget = deps.tokens.budgetFor(model, parsed.body, counted.toolsTokens + (recall?.toolTokens ?? 0));
+  return planCompaction(deps, { ...input, model }, { items, wire: format.items, identity, counted, budget, recall, record });
 }

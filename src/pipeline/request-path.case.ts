@@ -1,10 +1,9 @@
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import { admit } from '../auth/caller.js';
+import { admit, callerOf } from '../auth/caller.js';
 import { CredentialProofs } from '../auth/credential-proofs.js';
 import { TenantBudget } from '../background/tenant-budget.js';
-import { chatWire } from '../wire/chat/items.js';
 import { pinnedTask } from '../compaction/plan.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import { type Config, type ModelConfig, parseConfig } from '../config/config.js';
@@ -23,12 +22,14 @@ import { createSummarizer } from '../summarizer/client.js';
 import { resolveBudget } from '../tokens/budget.js';
 import { createTokenCounter } from '../tokens/counter.js';
 import { createUpstreamRegistry } from '../upstream/client.js';
+import { chatWire } from '../wire/chat/items.js';
+import type { CountedItems } from '../wire/format.js';
 import { analyze } from './analyze.js';
 import { createBackgroundCompactor } from './background.js';
 import type { ForwardFirst } from './forward-first.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { planRules } from './plan-rules.js';
-import { type CountedItems, planCompaction } from './prepare.js';
+import { planCompaction } from './prepare.js';
 import { createRecords } from './records.js';
 import { describeCheckpoint } from './span-checkpoint.js';
 import { createTokenService } from './token-service.js';
@@ -212,7 +213,7 @@ export async function startRequestPath(): Promise<RequestPath> {
       const counted = (messages: ChatMessage[]): CountedItems<ChatMessage> => {
         const perItem = messages.map(s.count);
         const tokensIn = perItem.reduce((x, y) => x + y, 3);
-        return { counter, perItem, fixedTokens: 3, hashes: messages.map(messageHash), countItem: s.count, tokensIn, toolsTokens: 0, rawOut: () => tokensIn };
+        return { counter, perItem, fixedTokens: 3, hashes: messages.map(messageHash), countItem: s.count, tokensIn, toolsTokens: 0, rawTools: 0, rawOut: () => tokensIn };
       };
       const req = new IncomingMessage(new Socket());
       req.headers = { authorization: 'Bearer sk-caller' };
@@ -237,7 +238,7 @@ export async function startRequestPath(): Promise<RequestPath> {
           const log = newRequestLog('POST', '/v1/chat/completions');
           const reasons = warnings.reasons.length;
           const callsBefore = sessionCalls.length;
-          const input = { req, model, signal: new AbortController().signal, log, bytes: 0, forwardedFirst };
+          const input = { caller: callerOf(req), headers: req.headers, model, signal: new AbortController().signal, log, bytes: 0, forwardedFirst };
           // The route's budget rule, here without tools: the model's window was set to make it s.budget.
           const budget = resolveBudget(model, {}, 0);
           const plan = await planCompaction(deps, input, { items: messages, wire: chatWire, identity, counted: counted(messages), budget });

@@ -1,7 +1,4 @@
-import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { Config, ModelConfig } from '../config/config.js';
-import { messageHash } from '../conversation/canonical.js';
-import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import type { Metrics } from '../observability/metrics.js';
 import { type Budget, type OutputLimits, resolveBudget } from '../tokens/budget.js';
 import { createTokenCache } from '../tokens/cache.js';
@@ -53,63 +50,5 @@ export function createTokenService(config: Config, metrics: Metrics): TokenServi
       calibration.observe(model.match, estimated, actual);
       metrics.calibration.set({ model: model.match }, calibration.factor(model.match));
     },
-  };
-}
-
-export interface RequestTokens {
-  counter: TokenCounter;
-  /** Per message, calibrated. */
-  perMessage: number[];
-  primingTokens: number;
-  toolsTokens: number;
-  /** The whole prompt as the client sent it (calibrated estimate): x-recap-tokens-in. */
-  tokensIn: number;
-  /** The same, uncalibrated: what calibration compares with the upstream's usage. */
-  rawIn: number;
-  /** Uncalibrated tokens of tools, functions and response_format. */
-  rawTools: number;
-  /** Canonical hash of each message (canonical.ts). */
-  hashes: string[];
-  countMessage(m: ChatMessage): number;
-}
-
-// Hashing a large body takes a few milliseconds; in slices, the event loop keeps moving (and
-// keeps writing a request that was forwarded first) while it runs. A message seen before
-// (seen/seen-items.ts) has its hash already.
-const HASH_SLICE_MS = 0.5;
-
-async function hashMessages(messages: readonly ChatMessage[]): Promise<string[]> {
-  const hashes: string[] = [];
-  let sliceStart = performance.now();
-  for (const m of messages) {
-    hashes.push(messageHash(m));
-    if (performance.now() - sliceStart > HASH_SLICE_MS) {
-      await nextMacrotask();
-      sliceStart = performance.now();
-    }
-  }
-  return hashes;
-}
-
-export async function countRequest(tokens: TokenService, body: ChatRequest, model: ModelConfig | undefined): Promise<RequestTokens> {
-  const counter = tokens.counterFor(model?.encoding ?? 'o200k_base');
-  const scale = tokens.scaleFor(model);
-  // One hash per message serves both the token cache and the records' hash chain.
-  const hashes = await hashMessages(body.messages);
-  const counted = await counter.countMessagesAsync(body.messages, hashes);
-  const rawTools = counter.countTools(body);
-  const perMessage = counted.perMessage.map(scale);
-  const primingTokens = counted.total - counted.perMessage.reduce((x, y) => x + y, 0);
-  const toolsTokens = scale(rawTools);
-  return {
-    counter,
-    perMessage,
-    primingTokens,
-    toolsTokens,
-    tokensIn: perMessage.reduce((x, y) => x + y, 0) + primingTokens + toolsTokens,
-    rawIn: counted.total + rawTools,
-    rawTools,
-    hashes,
-    countMessage: (m) => scale(counter.countMessage(m)),
   };
 }

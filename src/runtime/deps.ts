@@ -1,12 +1,10 @@
 import type { Config, ModelConfig } from '../config/config.js';
 import type { EventRecorder } from '../events/recorder.js';
-import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { RouteCompaction } from '../pipeline/prepare.js';
-import type { TokenService } from '../pipeline/token-service.js';
+import type { PipelineDeps } from '../pipeline/pipeline-deps.js';
 import type { Records } from '../pipeline/records.js';
-import type { ResponseItem, ResponsesRequest } from '../wire/responses/types.js';
+import type { TokenService } from '../pipeline/token-service.js';
 import type { SeenItems } from '../seen/seen-items.js';
 import type { UpstreamRegistry } from '../upstream/client.js';
 
@@ -22,8 +20,8 @@ export interface AppDeps {
   upstreams: UpstreamRegistry;
   defaultUpstream: string;
   routeModel(model: string): ModelRoute;
-  compaction: RouteCompaction<ChatRequest, ChatMessage>;
-  responses: RouteCompaction<ResponsesRequest, ResponseItem>;
+  /** What the request path plans with (pipeline/prepare.ts), the same for every wire format. */
+  pipeline: PipelineDeps;
   metrics: Metrics;
   records: Records;
   events: EventRecorder;

@@ -2,19 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { CredentialProofs } from '../auth/credential-proofs.js';
 import { openRelayWarning } from '../auth/open-relay.js';
 import { TenantBudget } from '../background/tenant-budget.js';
-import { createChatCompaction } from '../wire/chat/prepare.js';
 import type { Config } from '../config/config.js';
 import { clientTenant } from '../conversation/identify.js';
 import { createEventRecorder, type EventRecorder } from '../events/recorder.js';
-import type { ChatMessage, ChatRequest } from '../messages/types.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics, watchSeenItems } from '../observability/metrics.js';
 import { type BackgroundCompactor, createBackgroundCompactor } from '../pipeline/background.js';
-import type { RouteCompaction } from '../pipeline/prepare.js';
+import type { PipelineDeps } from '../pipeline/pipeline-deps.js';
 import { createRecords, type Records } from '../pipeline/records.js';
 import { createTokenService, type TokenService } from '../pipeline/token-service.js';
-import { createResponsesCompaction } from '../wire/responses/prepare.js';
-import type { ResponseItem, ResponsesRequest } from '../wire/responses/types.js';
 import { createSeenItems, type SeenItems } from '../seen/seen-items.js';
 import { createStore } from '../store/create-store.js';
 import { StoreUnavailableError } from '../store/store.js';
@@ -30,8 +26,8 @@ export interface Runtime {
   events: EventRecorder;
   seen: SeenItems;
   tokens: TokenService;
-  compaction: RouteCompaction<ChatRequest, ChatMessage>;
-  responses: RouteCompaction<ResponsesRequest, ResponseItem>;
+  /** What the request path plans with, for every wire format. */
+  pipeline: PipelineDeps;
   background: BackgroundCompactor;
   secret: string;
   storeKind: string;
@@ -94,8 +90,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const events = createEventRecorder({ config: config.events, events: store.events, metrics, logger });
   const shared = { config, records, tokens, summarizer, tenantBudget, proofs, metrics, events, logger, secret };
   const background = createBackgroundCompactor(shared);
-  const compaction = createChatCompaction({ ...shared, background });
-  const responses = createResponsesCompaction({ ...shared, background });
+  const pipeline: PipelineDeps = { ...shared, background };
   return {
     logger,
     metrics,
@@ -104,8 +99,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
     events,
     seen,
     tokens,
-    compaction,
-    responses,
+    pipeline,
     background,
     secret,
     storeKind: store.kind,

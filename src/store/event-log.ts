@@ -1,5 +1,8 @@
 import type { ConversationKey } from './store.js';
 
+/** The compacting route a conversation belongs to: its records and events are kept per route (wire/format.ts). */
+export type EventRoute = 'chat' | 'responses';
+
 // What recap keeps of each request for the listing API and the dashboard, and the contract both
 // stores honour (event-log.case.ts runs it for memory, Redis and Redis Cluster). Numbers and names
 // only: no prompt text is ever part of an event, an entry or a count.
@@ -8,7 +11,7 @@ import type { ConversationKey } from './store.js';
 export interface ConversationEvent {
   /** ms since epoch, when the request ended. */
   at: number;
-  route: 'chat' | 'responses';
+  route: EventRoute;
   /** As the client named it, cut (event-from-log.ts). */
   model: string;
   /** The model's config entry (`match`): what the overview groups by. */

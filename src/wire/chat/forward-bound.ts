@@ -1,7 +1,7 @@
 import type { ChatMessage } from '../../messages/types.js';
-import type { PromptBound } from '../../pipeline/forward-first.js';
 import type { TokenCounter } from '../../tokens/counter.js';
 import { REPLY_PRIMING_TOKENS } from '../../tokens/message-tokens.js';
+import type { PromptBound } from '../format.js';
 import type { ChatBody } from './parse-request.js';
 
 // Upper bounds of a chat request's prompt tokens for forward-first.ts, worked out without counting

@@ -3,8 +3,8 @@ import type { NeutralCall, NeutralItem } from '../../compaction/items.js';
 import { contentText } from '../../compaction/text.js';
 import { withMember } from '../../json/splice.js';
 import type { ChatMessage } from '../../messages/types.js';
-import type { WireItems } from '../../pipeline/wire.js';
 import { lastPerItem, oncePerItem } from '../../seen/once-per-item.js';
+import type { WireItems } from '../format.js';
 
 // Chat messages as the engine sees them (compaction/items.ts), and the chat form of what recap
 // writes into a view: a cleared tool result.

@@ -3,8 +3,8 @@ import { errors } from '../../errors.js';
 import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../../json/body.js';
 import type { ChatRequest } from '../../messages/types.js';
 import type { ItemsOnArrival } from '../../seen/items-on-arrival.js';
-import type { SeenItems } from '../../seen/seen-items.js';
 import { oncePerItem } from '../../seen/once-per-item.js';
+import type { SeenItems } from '../../seen/seen-items.js';
 import type { Pause } from '../../slicing/slicer.js';
 import { messageShapeProblem } from './message-shape.js';
 

@@ -1,4 +1,4 @@
-import { type StreamEndRule, carriesError } from '../../http/stream-end.js';
+import { carriesError, type StreamEndRule } from '../../http/stream-end.js';
 
 /**
  * A chat completion stream ends successfully with `data: [DONE]` (which the OpenAI SDKs read as

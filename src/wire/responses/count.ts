@@ -2,10 +2,9 @@ import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { ModelConfig } from '../../config/config.js';
 import { jsonItemHash } from '../../conversation/canonical.js';
 import type { ChatMessage } from '../../messages/types.js';
-import type { CountedItems } from '../../pipeline/prepare.js';
-import type { TokenService } from '../../pipeline/token-service.js';
 import { oncePerItem } from '../../seen/once-per-item.js';
 import type { TokenCounter } from '../../tokens/counter.js';
+import type { CountedItems, ItemCounters } from '../format.js';
 import { asChatMessage } from './items.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
@@ -64,7 +63,7 @@ export function inputItems(body: ResponsesRequest): ResponseItem[] {
 }
 
 /** The request path's token service, or what `recap count` makes of one (no calibration). */
-export type ItemTokens = Pick<TokenService, 'counterFor' | 'scaleFor'>;
+export type ItemTokens = ItemCounters;
 
 export async function countResponsesRequest(
   tokens: ItemTokens,

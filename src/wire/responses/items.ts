@@ -3,8 +3,8 @@ import type { NeutralItem } from '../../compaction/items.js';
 import { withMember } from '../../json/splice.js';
 import { stringifyJson } from '../../json/stringify.js';
 import type { ChatMessage, ContentPart } from '../../messages/types.js';
-import type { WireItems } from '../../pipeline/wire.js';
 import { lastPerItem, oncePerItem } from '../../seen/once-per-item.js';
+import type { WireItems } from '../format.js';
 import type { ResponseItem } from './types.js';
 
 // Responses API input items as the engine sees them (compaction/items.ts). A message counts by its

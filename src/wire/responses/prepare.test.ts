@@ -2,15 +2,18 @@ import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chatToolsTokens, responsesPromptTokens } from '../../../test/helpers/responses-tokens.js';
-import { admit } from '../../auth/caller.js';
+import { admit, callerOf } from '../../auth/caller.js';
 import { createModelResolver, parseConfig } from '../../config/config.js';
 import { createLogger } from '../../observability/logger.js';
 import { newRequestLog } from '../../observability/request-log.js';
+import { prepareRequest } from '../../pipeline/prepare.js';
 import { RESPONSES_RECALL_TOOL_JSON } from '../../recall/tool.js';
 import { createRuntime } from '../../runtime/runtime.js';
+import { chatFormat } from '../chat/format.js';
+import { responsesFormat } from './format.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
-// The Responses route's part of the request path before the engine (prepare.ts), on the runtime
+// The Responses format's part of the request path before the engine (pipeline/prepare.ts), on the runtime
 // recap serves with: the budget (x-recap-budget: the whole prompt's, window − output reservation,
 // measured like x-recap-tokens-out, which counts the tools as the chat route counts them), the
 // conversation its opening names, and the requests it leaves alone.
@@ -50,14 +53,16 @@ function incoming(headers: Record<string, string> = {}): IncomingMessage {
 async function prepare(body: ResponsesRequest, headers?: Record<string, string>) {
   const log = newRequestLog('POST', '/v1/responses');
   const raw = JSON.stringify(body);
-  const plan = await runtime.responses.prepare({
-    req: incoming(headers),
+  const req = incoming(headers);
+  const plan = await prepareRequest(runtime.pipeline, responsesFormat, {
+    caller: callerOf(req),
+    headers: req.headers,
     model: resolve(body.model),
     signal: new AbortController().signal,
     log,
 
     bytes: raw.length,
-    body,
+    parsed: { body, raw: Buffer.from(raw), value: body, members: null },
   });
   await plan.abandon();
   return { plan, log };
@@ -140,14 +145,16 @@ describe('the Responses route before the engine', () => {
     const { log } = await prepare(request(OPENING), { 'x-conversation-id': 'shared-id' });
     const chat = newRequestLog('POST', '/v1/chat/completions');
     const body = { model: 'gpt-r', messages: [{ role: 'user', content: 'hi' }] };
-    const plan = await runtime.compaction.prepare({
-      req: incoming({ 'x-conversation-id': 'shared-id' }),
+    const req = incoming({ 'x-conversation-id': 'shared-id' });
+    const plan = await prepareRequest(runtime.pipeline, chatFormat, {
+      caller: callerOf(req),
+      headers: req.headers,
       model: resolve('gpt-r'),
       signal: new AbortController().signal,
       log: chat,
 
       bytes: 10,
-      body,
+      parsed: { body, raw: Buffer.from(JSON.stringify(body)), value: body, members: null },
     });
     await plan.abandon();
     expect(chat.conversation).toMatch(/^[\w-]{16}$/);

@@ -1,9 +1,9 @@
 import type { ModelConfig } from '../../config/config.js';
-import type { RecallOffer } from '../../pipeline/prepare.js';
 import { type NoOffer, recallRefusal } from '../../recall/offer.js';
 import { RESPONSES_RECALL_TOOL_JSON } from '../../recall/tool.js';
 import { recallTokensAfterFunctions } from '../../recall/tool-tokens.js';
 import type { TokenCounter } from '../../tokens/counter.js';
+import type { RecallOffer } from '../format.js';
 import { rawToolsTokens } from './count.js';
 import { isCompactable } from './parse-request.js';
 import type { ResponsesRequest } from './types.js';

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createModelResolver, parseConfig } from '../config/config.js';
-import type { ChatMessage, ChatRequest } from '../messages/types.js';
-import { createMetrics } from '../observability/metrics.js';
-import { countRequest, createTokenService } from './token-service.js';
+import { createModelResolver, parseConfig } from '../../config/config.js';
+import type { ChatMessage, ChatRequest } from '../../messages/types.js';
+import { createMetrics } from '../../observability/metrics.js';
+import { createTokenService } from '../../pipeline/token-service.js';
+import { countChatRequest } from './count.js';
 
 const CONFIG = `
 upstreams:
@@ -16,7 +17,7 @@ const model = createModelResolver(config.models)('gpt-4o');
 
 const request = (messages: ChatMessage[]): ChatRequest => ({ model: 'gpt-4o', messages });
 
-describe('countRequest across turns', () => {
+describe('countChatRequest across turns', () => {
   it('gives every turn the counts and hashes a fresh process gives it, messages seen before (the same objects) or not', async () => {
     const text = fc.constantFrom('Hello there.', 'Hello there!', '你好，世界', 'x'.repeat(300), '');
     const message = fc.record({ role: fc.constantFrom('user', 'assistant', 'system'), content: text }) as fc.Arbitrary<ChatMessage>;
@@ -34,10 +35,10 @@ describe('countRequest across turns', () => {
       fc.asyncProperty(turns, async (requests) => {
         const serving = createTokenService(config, createMetrics());
         for (const messages of requests) {
-          const seen = await countRequest(serving, request(messages), model);
-          const fresh = await countRequest(createTokenService(config, createMetrics()), request(structuredClone(messages)), model);
+          const seen = await countChatRequest(serving, request(messages), model);
+          const fresh = await countChatRequest(createTokenService(config, createMetrics()), request(structuredClone(messages)), model);
           expect(seen.hashes).toEqual(fresh.hashes);
-          expect(seen.perMessage).toEqual(fresh.perMessage);
+          expect(seen.perItem).toEqual(fresh.perItem);
           expect(seen.tokensIn).toBe(fresh.tokensIn);
         }
       }),
