@@ -12,7 +12,7 @@ const WORDS = (
   'function value result error handler queue worker database index migration schema client response header timeout'
 ).split(' ');
 
-function prose(rand: () => number, sentences: number): string {
+export function prose(rand: () => number, sentences: number): string {
   const out: string[] = [];
   for (let s = 0; s < sentences; s++) {
     const n = 6 + Math.floor(rand() * 14);
@@ -22,7 +22,7 @@ function prose(rand: () => number, sentences: number): string {
   return out.join(' ');
 }
 
-function codeBlock(rand: () => number, i: number): string {
+export function codeBlock(rand: () => number, i: number): string {
   const lines = Array.from({ length: 4 + Math.floor(rand() * 8) }, (_, j) => `  const v${j} = await store.get('${i}:${Math.floor(rand() * 1e6)}');`);
   return ['```ts', `export async function step${i}(input: string): Promise<number> {`, ...lines, '  return input.length;', '}', '```'].join('\n');
 }

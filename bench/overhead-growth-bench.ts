@@ -4,7 +4,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildRecap, removeBuild } from './overhead-build.js';
-import { growthCurves, growthGoals, growthRows, measureGrowth, type GrowthLabel, type GrowthPathName } from './overhead-growth.js';
+import { type GrowthLabel, type GrowthPathName, type GrowthPattern, type GrowthSetup, measureGrowth } from './overhead-growth.js';
+import { growthCurves, growthGoals, growthMarkdown, growthRows } from './overhead-growth-report.js';
 import { REPO_ROOT } from './overhead-processes.js';
 import { round3 } from './overhead-stats.js';
 
@@ -15,10 +16,19 @@ export async function runGrowthBench(): Promise<unknown> {
   const loadBefore = loadavg().map(round3);
   const cli = await buildRecap();
   try {
-    // GROWTH_SIZES=400KB,2MB and GROWTH_PATHS=past pick sizes and paths (a quicker rerun of part of the table).
-    const labels = process.env.GROWTH_SIZES?.split(',') as GrowthLabel[] | undefined;
-    const paths = process.env.GROWTH_PATHS?.split(',') as GrowthPathName[] | undefined;
-    const growth = await measureGrowth(cli, labels, paths);
+    // GROWTH_SIZES=400KB,2MB, GROWTH_PATHS=past and GROWTH_PATTERNS=turns pick part of the table (a
+    // quicker rerun); GROWTH_STORE=memory and GROWTH_CREDENTIAL=caller run recap another way than users run it.
+    const list = <T>(name: string) => process.env[name]?.split(',') as T[] | undefined;
+    const setup: GrowthSetup = {
+      store: process.env.GROWTH_STORE === 'memory' ? 'memory' : 'redis',
+      credential: process.env.GROWTH_CREDENTIAL === 'caller' ? 'caller' : 'client',
+    };
+    const growth = await measureGrowth(cli, {
+      labels: list<GrowthLabel>('GROWTH_SIZES'),
+      paths: list<GrowthPathName>('GROWTH_PATHS'),
+      patterns: list<GrowthPattern>('GROWTH_PATTERNS'),
+      setup,
+    });
     const result = {
       bench: 'overhead-growth',
       node: process.version,
@@ -32,6 +42,7 @@ export async function runGrowthBench(): Promise<unknown> {
     console.table(growthRows(growth));
     console.table(growthGoals(growth));
     console.table(growthCurves(growth));
+    process.stdout.write(`\n${growthMarkdown([growth])}\n`);
     process.stdout.write(`written to ${RESULTS_FILE} in ${result.durationS} s\n`);
     return result;
   } finally {

@@ -2,10 +2,11 @@
 // the size of the conversation's history, for one or more runs of the table (a build before a
 // change and after it), as an SVG: per run, the CPU per request over the pipe's (what load moves
 // least) and the p50 latency over the pipe's.
-// Run: npx tsx bench/overhead-growth-chart.ts OUT.svg LABEL=results.json[#PATH] [LABEL=results.json[#PATH] ...]
-// (PATH: `below` or `past` the prepare line; a results file from before the two paths has one table.)
+// Run: npx tsx bench/overhead-growth-chart.ts OUT.svg LABEL=results.json[#[PATTERN/]PATH] [LABEL=results.json[#[PATTERN/]PATH] ...]
+// (PATH: `below` or `past` the prepare line, or `reused`; PATTERN: `steps` (the default) or `turns`;
+// a results file from before the patterns has the steps' paths alone, one from before the paths one table.)
 import { readFile, writeFile } from 'node:fs/promises';
-import type { GrowthPath, GrowthPathName, GrowthResult } from './overhead-growth.js';
+import type { GrowthPath, GrowthPathName, GrowthPaths, GrowthPattern, GrowthResult } from './overhead-growth.js';
 
 const WIDTH = 960;
 const HEIGHT = 420;
@@ -100,9 +101,10 @@ async function main(args: string[]): Promise<void> {
   const runs = await Promise.all(
     named.map(async (arg) => {
       const at = arg.indexOf('=');
-      const [path, part = 'below'] = arg.slice(at + 1).split('#') as [string, GrowthPathName | undefined];
-      const result = JSON.parse(await readFile(path, 'utf8')) as GrowthResult | Pick<GrowthPath, 'sizes'>;
-      const table = 'paths' in result ? result.paths[part] : result;
+      const [path, selector = 'below'] = arg.slice(at + 1).split('#') as [string, string | undefined];
+      const [pattern, part] = (selector.includes('/') ? selector.split('/') : ['steps', selector]) as [GrowthPattern, GrowthPathName];
+      const result = JSON.parse(await readFile(path, 'utf8')) as GrowthResult | { paths: GrowthPaths } | Pick<GrowthPath, 'sizes'>;
+      const table = 'patterns' in result ? result.patterns[pattern]?.[part] : 'paths' in result ? result.paths[part] : result;
       if (!table) throw new Error(`${path} has no table for the path "${part}"`);
       return { label: arg.slice(0, at), result: table };
     }),

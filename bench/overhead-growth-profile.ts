@@ -1,17 +1,24 @@
-// A CPU profile of recap serving one size of the growth table (overhead-growth.ts): recap runs
-// compiled, under `node --cpu-prof`, behind nothing but the sink; the size's passes are sent as the
-// table sends them, and the functions that took the most of recap's CPU are printed (self time).
-// Run: npx tsx bench/overhead-growth-profile.ts 2MB [below|past]   (writes bench/results/profile-<size>.cpuprofile)
+// A CPU profile of recap serving one cell of the growth table (overhead-growth.ts): recap runs
+// compiled, as the table runs it (Redis, a client's key), behind nothing but the sink; the cell's
+// passes are sent as the table sends them, and the functions that took the most of recap's CPU
+// are printed (self time). With --callgrind recap runs under valgrind's callgrind instead, its
+// instructions counted over the measured passes only: a figure that load on the machine does not
+// move, to compare two builds by.
+// Run: npx tsx bench/overhead-growth-profile.ts 2MB [below|past|reused] [steps|turns] [--callgrind]
+//   (writes bench/results/profile-<size>.cpuprofile, or callgrind.out.<size>)
+import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { buildRecap, removeBuild } from './overhead-build.js';
-import { type GrowthLabel, type GrowthPathName, prepareSize } from './overhead-growth.js';
+import { type GrowthLabel, type GrowthPathName, type GrowthPattern, prepareSize } from './overhead-growth.js';
 import { growthBody } from './overhead-growth-bodies.js';
+import { GROWTH_HEADERS, growthConfigYaml } from './overhead-growth-targets.js';
 import { clientFor, roundTrip } from './overhead-latency.js';
 import { REPO_ROOT } from './overhead-processes.js';
 import { startRecapChild } from './overhead-recap.js';
-import { CLIENT_HEADERS, startScript } from './overhead-targets.js';
+import { startScript } from './overhead-targets.js';
 
 interface ProfileNode {
   id: number;
@@ -48,53 +55,64 @@ function topFunctions(profile: Profile, fromUs: number, count: number): { fn: st
     .map(([fn, ms]) => ({ fn: fn.slice(0, 110), ms: Math.round(ms), share: `${((ms / total) * 100).toFixed(1)}%` }));
 }
 
-async function main(label: GrowthLabel, path: GrowthPathName): Promise<void> {
-  const size = prepareSize(label, path);
+async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPattern, callgrind: boolean): Promise<void> {
+  const size = prepareSize(label, path, pattern);
   const dir = join(tmpdir(), `recap-profile-${process.pid}`);
   await mkdir(dir, { recursive: true });
   const cli = await buildRecap();
   const sink = await startScript('sink', ['bench/overhead-sink.ts']);
-  const yaml = [
-    'upstreams:',
-    '  sink:',
-    `    base_url: ${sink.url}`,
-    'models:',
-    `  - match: "${size.model.match}"`,
-    '    upstream: sink',
-    `    context_window: ${size.model.contextWindow}`,
-    `    max_output_tokens: ${size.model.maxOutputTokens}`,
-    '    encoding: o200k_base',
-    '    compaction: { strategy: summarize, summarizer: { model: gpt-bench-summarizer } }',
-    '',
-  ].join('\n');
-  const recap = await startRecapChild(sink.url, ['--cpu-prof', `--cpu-prof-dir=${dir}`, cli], 1, { configYaml: yaml });
+  const yaml = growthConfigYaml(sink.url, [size.model], { store: 'redis', credential: 'client' });
+  const outFile = join(dir, 'callgrind.out');
+  const recap = callgrind
+    ? await startRecapChild(sink.url, [cli], 1, {
+        configYaml: yaml,
+        wrapper: ['valgrind', '--tool=callgrind', '--collect-atstart=no', `--callgrind-out-file=${outFile}`],
+        readyTimeoutMs: 300_000,
+      })
+    : await startRecapChild(sink.url, ['--cpu-prof', `--cpu-prof-dir=${dir}`, cli], 1, { configYaml: yaml });
+  const pid = String(recap.child.process.pid);
   let measuredFrom = 0;
-  const client = clientFor({ name: 'recap', url: recap.url, headers: CLIENT_HEADERS });
+  let measured = 0;
+  const client = clientFor({ name: 'recap', url: recap.url, headers: GROWTH_HEADERS });
   try {
-    let requests = 0;
-    for (const [p, added] of size.passes.entries()) {
+    for (const [p, pass] of size.passes.entries()) {
       // V8 stamps samples with the monotonic clock that hrtime reads: pass 0 (boot, cold counts) is left out.
-
-      if (p === 1) measuredFrom = Number(process.hrtime.bigint() / 1000n);
-      for (let k = 1; k <= added.length; k++) {
-        await roundTrip(client, growthBody(size.history, added.slice(0, k)));
-        requests++;
+      if (p === 1) {
+        measuredFrom = Number(process.hrtime.bigint() / 1000n);
+        if (callgrind) await promisify(execFile)('callgrind_control', ['--instr=on', pid]);
+      }
+      for (const k of pass.upTo) {
+        await roundTrip(client, growthBody(size.history, pass.messages.slice(0, k)));
+        if (p > 0) measured++;
       }
     }
-    process.stdout.write(`${requests} requests of ${label}, the first ${size.passes[0]!.length} left out\n`);
+    // What the last reply left to do (its event, its log line) is counted too.
+    await new Promise((r) => setTimeout(r, callgrind ? 3000 : 200));
+    if (callgrind) await promisify(execFile)('callgrind_control', ['--instr=off', pid]);
+    process.stdout.write(`${measured} requests of ${pattern} ${label} ${path} measured, the first pass's left out\n`);
   } finally {
     await client.pool.close();
     await recap.child.stop();
     await sink.child.stop();
     await removeBuild();
   }
+  if (callgrind) {
+    const out = join(REPO_ROOT, 'bench', 'results', `callgrind.out.${pattern}-${label}-${path}`);
+    await rename(outFile, out);
+    await rm(dir, { recursive: true, force: true });
+    const totals = /^(?:summary|totals):\s*(\d+)/m.exec(await readFile(out, 'utf8'));
+    const ir = Number(totals?.[1]);
+    process.stdout.write(`instructions: ${ir.toLocaleString('en-US')} in all, ${Math.round(ir / measured).toLocaleString('en-US')} per request\nwritten to ${out}\n`);
+    return;
+  }
   const [file] = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error('recap wrote no CPU profile');
-  const out = join(REPO_ROOT, 'bench', 'results', `profile-${label}.cpuprofile`);
+  const out = join(REPO_ROOT, 'bench', 'results', `profile-${pattern}-${label}-${path}.cpuprofile`);
   await rename(join(dir, file), out);
   await rm(dir, { recursive: true, force: true });
   console.table(topFunctions(JSON.parse(await readFile(out, 'utf8')) as Profile, measuredFrom, 30));
   process.stdout.write(`written to ${out}\n`);
 }
 
-await main((process.argv[2] ?? '2MB') as GrowthLabel, (process.argv[3] ?? 'below') as GrowthPathName);
+const args = process.argv.slice(2).filter((a) => a !== '--callgrind');
+await main((args[0] ?? '2MB') as GrowthLabel, (args[1] ?? 'below') as GrowthPathName, (args[2] ?? 'steps') as GrowthPattern, process.argv.includes('--callgrind'));

@@ -1,6 +1,9 @@
 // The growth table's targets (overhead-growth.ts), each its own process on loopback: the sink
 // upstream directly, the byte pipe in front of it, Portkey routed to it, and recap with a model
-// entry per size whose window the history fills to between half and nine tenths.
+// entry per size and path whose window the history fills to the path's share. recap runs as users
+// run it: the Redis store and a configured client's key (GROWTH_STORE=memory, GROWTH_CREDENTIAL=caller
+// measure the in-memory store and the caller's own credential instead).
+import type { GrowthSetup } from './overhead-growth.js';
 import type { Child } from './overhead-processes.js';
 import { startPortkey } from './overhead-portkey.js';
 import { startRecapChild } from './overhead-recap.js';
@@ -21,9 +24,16 @@ export interface GrowthTargets {
   stop(): Promise<void>;
 }
 
+/** The client key every target is sent (recap checks it when `clients` is configured; the others pass it on). */
+const CLIENT_KEY = 'rk-growth-bench-0123456789abcdef0123456789abcdef';
+export const GROWTH_HEADERS = { ...CLIENT_HEADERS, authorization: `Bearer ${CLIENT_KEY}` };
+
 /** recap's config (its store from REDIS_URL): the sink as its upstream, one model per size, a log line per request. */
-function growthConfigYaml(sinkUrl: string, models: readonly GrowthModel[]): string {
-  const lines = ['server:', '  log_level: info', 'upstreams:', '  sink:', `    base_url: ${sinkUrl}`, 'models:'];
+export function growthConfigYaml(sinkUrl: string, models: readonly GrowthModel[], setup: GrowthSetup): string {
+  const lines = ['server:', '  log_level: info', 'upstreams:', '  sink:', `    base_url: ${sinkUrl}`];
+  // A configured client's key never goes upstream: recap sends the upstream's own.
+  if (setup.credential === 'client') lines.push('    api_key: sk-growth-sink', 'clients:', '  - name: growth-bench', `    key: ${CLIENT_KEY}`);
+  lines.push('models:');
   for (const m of models) {
     lines.push(
       `  - match: "${m.match}"`,
@@ -55,7 +65,7 @@ function collectLines(child: Child, into: Record<string, unknown>[]): void {
 }
 
 /** `recapCli`: the compiled CLI (overhead-build.ts). */
-export async function startGrowthTargets(recapCli: string, models: readonly GrowthModel[]): Promise<GrowthTargets> {
+export async function startGrowthTargets(recapCli: string, models: readonly GrowthModel[], setup: GrowthSetup): Promise<GrowthTargets> {
   const children: Child[] = [];
   const stop = async () => {
     await Promise.all(children.map((c) => c.stop()));
@@ -65,13 +75,17 @@ export async function startGrowthTargets(recapCli: string, models: readonly Grow
     children.push(sink.child);
     const pipe = await startScript('pipe', ['bench/overhead-pipe.ts', '--upstream', new URL(sink.url).origin]);
     children.push(pipe.child);
-    const recap = await startRecapChild(sink.url, [recapCli], 1, { configYaml: growthConfigYaml(sink.url, models), readStdout: true });
+    const recap = await startRecapChild(sink.url, [recapCli], 1, {
+      configYaml: growthConfigYaml(sink.url, models, setup),
+      readStdout: true,
+      ...(setup.store === 'memory' ? { env: { REDIS_URL: undefined } } : {}),
+    });
     children.push(recap.child);
     const recapLog: Record<string, unknown>[] = [];
     collectLines(recap.child, recapLog);
     const live: Target[] = [
-      { name: 'direct', url: sink.url, headers: CLIENT_HEADERS, pid: sink.child.process.pid },
-      { name: 'pipe', url: pipe.url, headers: CLIENT_HEADERS, pid: pipe.child.process.pid },
+      { name: 'direct', url: sink.url, headers: GROWTH_HEADERS, pid: sink.child.process.pid },
+      { name: 'pipe', url: pipe.url, headers: GROWTH_HEADERS, pid: pipe.child.process.pid },
     ];
     const unavailable: Unavailable[] = [];
     let portkeyVersion: string | undefined;
@@ -79,11 +93,11 @@ export async function startGrowthTargets(recapCli: string, models: readonly Grow
       const portkey = await startPortkey(sink.url);
       children.push(portkey.child);
       portkeyVersion = portkey.version;
-      live.push({ name: 'portkey', url: portkey.url, headers: { ...CLIENT_HEADERS, ...portkey.headers }, pid: portkey.child.process.pid });
+      live.push({ name: 'portkey', url: portkey.url, headers: { ...GROWTH_HEADERS, ...portkey.headers }, pid: portkey.child.process.pid });
     } catch (err) {
       unavailable.push({ name: 'portkey', reason: (err as Error).message.split('\n')[0] ?? 'unknown' });
     }
-    live.push({ name: 'recap', url: recap.url, headers: CLIENT_HEADERS, pid: recap.child.process.pid });
+    live.push({ name: 'recap', url: recap.url, headers: GROWTH_HEADERS, pid: recap.child.process.pid });
     return { live, unavailable, portkeyVersion, recapLog, stop };
   } catch (err) {
     await stop();

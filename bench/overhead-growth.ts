@@ -1,21 +1,23 @@
-// The overhead bench's growth table: one agent's conversation at 20 KB, 400 KB, 2 MB and 8 MB of
-// history, each request one new message longer than the one before (overhead-growth-bodies.ts), on
-// models whose window the history fills to between half and nine tenths, too many bytes to be
-// shown to fit by their number alone: the path of every conversation nearing its budget. Three
-// paths: below the prepare line (three quarters of the budget: recap forwards each request
-// before counting it, shown to fit by the exact counts of what it counted before and the bytes of
-// what is new, forward-first.ts); past it (between 0.8 and 0.9: forwarded the same way, then the
-// record is read and the plan made beside the upstream's work, rule 10); and past the trigger
-// (the history at 1.3 times the budget, compacted once during warm-up: every request reads the
-// record, is counted, planned and rewritten to reuse the stored summary, recap_recall offered,
-// before it goes upstream). The same requests go to the sink upstream directly, the byte pipe,
-// Portkey and recap, interleaved request by request. recap's own time is its request log's total
-// minus the upstream's (from forwarding to the reply's headers).
+// The overhead bench's growth table: a conversation at 20 KB, 400 KB, 2 MB and 8 MB of history,
+// grown two ways (`steps`: an agent's tool steps, one new message per request; `turns`: the
+// assistant's reply and the user's next message per request, a tool call with its JSON result
+// every third), on models whose window the history fills to a given share, too many bytes to be
+// shown to fit by their number alone. Three paths: below the prepare line (three quarters of the
+// budget: recap forwards each request before counting it, shown to fit by the exact counts of what
+// it counted before and the bytes of what is new, forward-first.ts); past it (between 0.8 and 0.9:
+// forwarded the same way, then the record is read and the plan made beside the upstream's work,
+// rule 10); and past the trigger (the history at 1.3 times the budget, compacted once during
+// warm-up: every request reads the record, is counted, planned and rewritten to reuse the stored
+// summary, recap_recall offered, before it goes upstream). recap runs as users run it: the Redis
+// store, a configured client's key. The same requests go to the sink upstream directly, the byte
+// pipe, Portkey and recap, interleaved request by request. recap's own time is its request log's
+// total minus the upstream's (from forwarding to the reply's headers).
 // Run alone: npm run bench -- overhead-growth   (part of `overhead` too; needs Redis)
 import { parseChatRequest } from '../src/wire/chat/parse-request.js';
 import { countRequest } from '../src/tokens/count-request.js';
 import { msPerRequest, snapshot } from './overhead-cpu.js';
 import { type GrowthHistory, growthBody, growthHistory, newMessages } from './overhead-growth-bodies.js';
+import { newTurns, turnsHistory } from './overhead-growth-turns.js';
 import { type GrowthModel, type GrowthTargets, startGrowthTargets } from './overhead-growth-targets.js';
 import { type Client, clientFor, roundTrip } from './overhead-latency.js';
 import { round3, summarize } from './overhead-stats.js';
@@ -24,34 +26,48 @@ import type { TargetName } from './overhead-targets.js';
 export type GrowthLabel = '20KB' | '400KB' | '2MB' | '8MB';
 /** Below the prepare line, past it (and below the trigger), or past the trigger (a stored summary reused). */
 export type GrowthPathName = 'below' | 'past' | 'reused';
+/**
+ * How the conversation grows: `steps`, one message per request (an agent's tool step: its call,
+ * then its result; overhead-growth-bodies.ts); `turns`, the assistant's reply and the user's next
+ * message per request, a tool call with its JSON result every third (overhead-growth-turns.ts).
+ */
+export type GrowthPattern = 'steps' | 'turns';
 
 /** What recap answers on each path, once warmed up. */
 const EXPECTED_ACTION: Record<GrowthPathName, string> = { below: 'none', past: 'none', reused: 'reused' };
 
 export const GROWTH_PARAMS = {
   sizes: { '20KB': 20_000, '400KB': 400_000, '2MB': 2_000_000, '8MB': 8_000_000 } as Record<GrowthLabel, number>,
-  /** Requests per pass, each adding one message; a pass starts again from the history. */
-  newMessagesPerPass: 8,
+  /** Requests per pass (a pass starts again from the history); a turns pass at 20 KB is short, so that it stays near its size. */
+  requestsPerPass: { steps: { '20KB': 8, '400KB': 8, '2MB': 8, '8MB': 8 }, turns: { '20KB': 2, '400KB': 8, '2MB': 8, '8MB': 8 } } as Record<
+    GrowthPattern,
+    Record<GrowthLabel, number>
+  >,
   /** Measured passes per size, after one pass of warm-up. */
-  passes: { '20KB': 12, '400KB': 12, '2MB': 8, '8MB': 5 } as Record<GrowthLabel, number>,
+  passes: { steps: { '20KB': 12, '400KB': 12, '2MB': 8, '8MB': 5 }, turns: { '20KB': 48, '400KB': 12, '2MB': 8, '8MB': 5 } } as Record<GrowthPattern, Record<GrowthLabel, number>>,
   /** Per path, the window is set so that a pass's last request fills this share of the budget (prepare_ratio is 0.8). */
   endFill: { below: 0.75, past: 0.86, reused: 1.3 } as Record<GrowthPathName, number>,
   maxOutputTokens: 1024,
   seed: 28,
 };
 
-/** Issue 28's goals: recap's p50 over the pipe's. */
-export const GROWTH_GOALS_MS: Partial<Record<GrowthLabel, number>> = { '400KB': 1.0, '2MB': 2.5, '8MB': 8 };
-/** The paths the issue's goals are for: a history that fills half to nine tenths of the window (not past the trigger). */
-const GOAL_PATHS: readonly GrowthPathName[] = ['below', 'past'];
+/** The goals, recap's p50 over the pipe's, on every path and pattern (issue 39; 8 MB: issue 28's). */
+export const GROWTH_GOALS_MS: Partial<Record<GrowthLabel, number>> = { '20KB': 0.5, '400KB': 1.0, '2MB': 2.5, '8MB': 8 };
+
+/** One pass: its new messages in order, and how many of them each of its requests sends. */
+export interface Pass {
+  messages: string[];
+  upTo: number[];
+}
 
 export interface Size {
   label: GrowthLabel;
   path: GrowthPathName;
+  pattern: GrowthPattern;
   history: GrowthHistory;
   model: GrowthModel;
-  /** The new messages of each pass; pass 0 warms up. */
-  passes: string[][];
+  /** Pass 0 warms up. */
+  passes: Pass[];
 }
 
 export interface GrowthTargetFigures {
@@ -78,13 +94,18 @@ export interface GrowthFigures {
   portkeyOverPipe?: { p50: number; p95: number };
 }
 
-export function prepareSize(label: GrowthLabel, path: GrowthPathName = 'below'): Size {
-  const { sizes, newMessagesPerPass, passes, endFill, maxOutputTokens, seed } = GROWTH_PARAMS;
-  const history = growthHistory(`gpt-growth-${label.toLowerCase()}-${path}`, sizes[label], seed);
-  const all = Array.from({ length: passes[label] + 1 }, (_, p) => newMessages(newMessagesPerPass, seed * 1000 + p));
-  const end = countRequest(parseChatRequest(growthBody(history, all[0]!)), undefined);
+export function prepareSize(label: GrowthLabel, path: GrowthPathName = 'below', pattern: GrowthPattern = 'steps'): Size {
+  const { sizes, requestsPerPass, passes, endFill, maxOutputTokens, seed } = GROWTH_PARAMS;
+  const model = `gpt-growth-${pattern}-${label.toLowerCase()}-${path}`;
+  const requests = requestsPerPass[pattern][label];
+  const history = pattern === 'steps' ? growthHistory(model, sizes[label], seed) : turnsHistory(model, sizes[label], seed);
+  const all = Array.from({ length: passes[pattern][label] + 1 }, (_, p): Pass => {
+    if (pattern === 'turns') return newTurns(requests, seed * 1000 + p);
+    return { messages: newMessages(requests, seed * 1000 + p), upTo: Array.from({ length: requests }, (_, k) => k + 1) };
+  });
+  const end = countRequest(parseChatRequest(growthBody(history, all[0]!.messages)), undefined);
   const budget = Math.ceil((end.prompt_tokens - end.tools_tokens) / endFill[path]);
-  return { label, path, history, passes: all, model: { match: history.model, contextWindow: budget + maxOutputTokens + end.tools_tokens, maxOutputTokens } };
+  return { label, path, pattern, history, passes: all, model: { match: model, contextWindow: budget + maxOutputTokens + end.tools_tokens, maxOutputTokens } };
 }
 
 const fill = (headers: Record<string, string | string[] | undefined>) => round3(Number(headers['x-recap-tokens-in']) / Number(headers['x-recap-budget']));
@@ -105,16 +126,17 @@ async function measureSize(targets: GrowthTargets, clients: Client[], size: Size
   const pids = targets.live.flatMap((t) => (t.pid === undefined ? [] : [t.pid]));
   let cpuBefore = snapshot(pids);
   let sent = 0;
-  for (const [p, added] of passes.entries()) {
+  for (const [p, pass] of passes.entries()) {
     if (p === 1) cpuBefore = snapshot(pids);
-    for (let k = 1; k <= added.length; k++) {
-      const body = growthBody(history, added.slice(0, k));
+    for (const k of pass.upTo) {
+      const body = growthBody(history, pass.messages.slice(0, k));
       sent++;
       for (let j = 0; j < clients.length; j++) {
         const c = clients[(sent + j) % clients.length]!;
         const t = await roundTrip(c, body);
         const action = t.headers['x-recap-action'];
-        if (c === recap && p > 0 && action !== EXPECTED_ACTION[size.path]) throw new Error(`${label} ${size.path}: recap answered x-recap-action ${String(action)}`);
+        if (c === recap && p > 0 && action !== EXPECTED_ACTION[size.path])
+          throw new Error(`${size.pattern} ${label} ${size.path}: recap answered x-recap-action ${String(action)}`);
         if (c === recap && p === 0) fills.push(fill(t.headers));
         if (p > 0) samples.get(c.target.name)!.push(t.ms);
       }
@@ -143,7 +165,7 @@ async function measureSize(targets: GrowthTargets, clients: Client[], size: Size
   return {
     historyBytes: history.bytes,
     bodyBytes: { first: bytes[0]!, last: bytes.at(-1)! },
-    messages: { first: history.messages.length + 1, last: history.messages.length + passes[0]!.length },
+    messages: { first: history.messages.length + passes[0]!.upTo[0]!, last: history.messages.length + passes[0]!.messages.length },
     fill: { first: fills[0]!, last: fills.at(-1)! },
     contextWindow: size.model.contextWindow,
     requests: measured,
@@ -154,7 +176,7 @@ async function measureSize(targets: GrowthTargets, clients: Client[], size: Size
   };
 }
 
-/** One path of the table: its sizes, the curve of its cost against size, and issue 28's goals. */
+/** One path of the table: its sizes, the curve of its cost against size, and the goals. */
 export interface GrowthPath {
   /** What a pass's last request fills of the budget. */
   endFill: number;
@@ -164,10 +186,20 @@ export interface GrowthPath {
   goals: { size: GrowthLabel; goalMs: number; overPipeP50: number | undefined; met: boolean | null }[];
 }
 
+export type GrowthPaths = Partial<Record<GrowthPathName, GrowthPath>>;
+
+/** How recap ran: its store and who the tenant is (GROWTH_STORE, GROWTH_CREDENTIAL). */
+export interface GrowthSetup {
+  store: 'redis' | 'memory';
+  /** `client`: a configured client's key (`clients`); `caller`: the caller's own credential, forwarded. */
+  credential: 'client' | 'caller';
+}
+
 export interface GrowthResult {
   params: typeof GROWTH_PARAMS;
+  setup: GrowthSetup;
   portkey: { available: boolean; version?: string; reason?: string };
-  paths: Partial<Record<GrowthPathName, GrowthPath>>;
+  patterns: Partial<Record<GrowthPattern, GrowthPaths>>;
 }
 
 function line(points: readonly [number, number][]): { slope: number; intercept: number } {
@@ -190,7 +222,7 @@ function pathOf(path: GrowthPathName, out: GrowthPath['sizes']): GrowthPath {
     sizes: out,
     curve: { overPipeMsPerMB: overPipe.slope, overPipeInterceptMs: overPipe.intercept, ownMsPerMB: own.slope, ownInterceptMs: own.intercept },
     goals: (Object.entries(GROWTH_GOALS_MS) as [GrowthLabel, number][])
-      .filter(([label]) => out[label] && GOAL_PATHS.includes(path))
+      .filter(([label]) => out[label])
       .map(([size, goalMs]) => {
         const actual = out[size]?.recapOverPipe?.p50;
         return { size, goalMs, overPipeP50: actual, met: actual === undefined ? null : actual <= goalMs };
@@ -198,71 +230,49 @@ function pathOf(path: GrowthPathName, out: GrowthPath['sizes']): GrowthPath {
   };
 }
 
-/** The whole table on its own targets: `recapCli` is the compiled CLI (overhead-build.ts). */
-export async function measureGrowth(
-  recapCli: string,
-  labels: readonly GrowthLabel[] = Object.keys(GROWTH_PARAMS.sizes) as GrowthLabel[],
-  paths: readonly GrowthPathName[] = Object.keys(GROWTH_PARAMS.endFill) as GrowthPathName[],
-): Promise<GrowthResult> {
-  process.stdout.write('  growth: preparing the conversations\n');
-  const sizes = paths.flatMap((path) => labels.map((label) => prepareSize(label, path)));
+export interface GrowthSelection {
+  labels?: readonly GrowthLabel[];
+  paths?: readonly GrowthPathName[];
+  patterns?: readonly GrowthPattern[];
+  setup?: GrowthSetup;
+}
+
+/** The whole table (or the part `select` names) on its own targets: `recapCli` is the compiled CLI (overhead-build.ts). */
+export async function measureGrowth(recapCli: string, select: GrowthSelection = {}): Promise<GrowthResult> {
+  const labels = select.labels ?? (Object.keys(GROWTH_PARAMS.sizes) as GrowthLabel[]);
+  const paths = select.paths ?? (Object.keys(GROWTH_PARAMS.endFill) as GrowthPathName[]);
+  const patterns = select.patterns ?? (['steps', 'turns'] as const);
+  const setup = select.setup ?? { store: 'redis', credential: 'client' };
+  process.stdout.write(`  growth: preparing the conversations (${setup.store} store, ${setup.credential} credential)\n`);
+  const sizes = patterns.flatMap((pattern) => paths.flatMap((path) => labels.map((label) => prepareSize(label, path, pattern))));
   const targets = await startGrowthTargets(
     recapCli,
     sizes.map((s) => s.model),
+    setup,
   );
   const clients = targets.live.map((t) => clientFor(t));
   try {
-    const out: GrowthResult['paths'] = {};
-    for (const path of paths) {
-      const figures: GrowthPath['sizes'] = {};
-      for (const size of sizes.filter((s) => s.path === path)) {
-        process.stdout.write(`  growth ${size.label}, ${path}: ${size.history.bytes} bytes of history, ${clients.length} targets\n`);
-        figures[size.label] = await measureSize(targets, clients, size);
+    const out: GrowthResult['patterns'] = {};
+    for (const pattern of patterns) {
+      const byPath: GrowthPaths = {};
+      for (const path of paths) {
+        const figures: GrowthPath['sizes'] = {};
+        for (const size of sizes.filter((s) => s.path === path && s.pattern === pattern)) {
+          process.stdout.write(`  growth ${pattern} ${size.label}, ${path}: ${size.history.bytes} bytes of history, ${clients.length} targets\n`);
+          figures[size.label] = await measureSize(targets, clients, size);
+        }
+        byPath[path] = pathOf(path, figures);
       }
-      out[path] = pathOf(path, figures);
+      out[pattern] = byPath;
     }
     return {
       params: GROWTH_PARAMS,
+      setup,
       portkey: targets.portkeyVersion ? { available: true, version: targets.portkeyVersion } : { available: false, reason: targets.unavailable[0]?.reason },
-      paths: out,
+      patterns: out,
     };
   } finally {
     await Promise.all(clients.map((c) => c.pool.close()));
     await targets.stop();
   }
-}
-
-/** Every path's goals, one row each: what console.table prints. */
-export function growthGoals(result: GrowthResult): Record<string, string | number | boolean | null | undefined>[] {
-  return Object.entries(result.paths).flatMap(([path, p]) => p.goals.map((g) => ({ path, ...g })));
-}
-
-/** Every path's curve, one row each. */
-export function growthCurves(result: GrowthResult): Record<string, string | number>[] {
-  return Object.entries(result.paths).map(([path, p]) => ({ path, ...p.curve }));
-}
-
-/** One row per size and target: what console.table prints. */
-export function growthRows(result: GrowthResult): Record<string, string | number>[] {
-  const rows: Record<string, string | number>[] = [];
-  for (const [path, p] of Object.entries(result.paths))
-    for (const [size, f] of Object.entries(p.sizes)) {
-      for (const [name, t] of Object.entries(f.targets)) {
-        if (name === 'direct') continue;
-        const over = name === 'recap' ? f.recapOverPipe : name === 'portkey' ? f.portkeyOverPipe : undefined;
-        rows.push({
-          path,
-          size,
-          target: name,
-          'p50 added': t.addedP50,
-          'p95 added': t.addedP95,
-          'p50 over pipe': over?.p50 ?? '-',
-          'p95 over pipe': over?.p95 ?? '-',
-          'CPU ms/req': t.cpuMsPerRequest ?? 'n/a',
-          'own p50': name === 'recap' ? f.recapOwn.p50 : '-',
-          'own p95': name === 'recap' ? f.recapOwn.p95 : '-',
-        });
-      }
-    }
-  return rows;
 }

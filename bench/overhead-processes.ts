@@ -36,11 +36,14 @@ export interface SpawnOptions {
   env?: Record<string, string | undefined>;
   /** Keep stdout readable (to read a printed URL); otherwise it goes nowhere. */
   readStdout?: boolean;
+  /** A command that runs node (`valgrind --tool=callgrind`, say): `[...wrapper, node, ...args]`. */
+  wrapper?: string[];
 }
 
 /** Runs `node [args]` from the repository root. */
 export function spawnNode(name: string, args: string[], opts: SpawnOptions = {}): Child {
-  const child = spawn(process.execPath, args, {
+  const [command, ...prefix] = opts.wrapper?.length ? [...opts.wrapper, process.execPath] : [process.execPath];
+  const child = spawn(command!, [...prefix, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', opts.readStdout ? 'pipe' : 'ignore', 'pipe'],

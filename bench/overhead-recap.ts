@@ -49,6 +49,11 @@ export interface RecapChildOptions {
   configYaml?: string;
   /** Keep recap's stdout (its log lines) readable. */
   readStdout?: boolean;
+  /** Environment over the defaults (`REDIS_URL: undefined`: the in-memory store). */
+  env?: Record<string, string | undefined>;
+  /** What runs node (spawnNode's `wrapper`), and how long recap may take to be ready then. */
+  wrapper?: string[];
+  readyTimeoutMs?: number;
 }
 
 /** Spawns `recap serve` (Redis store from REDIS_URL) and waits for /readyz; `workers` > 1 adds `--workers`. */
@@ -58,12 +63,13 @@ export async function startRecapChild(upstreamUrl: string, cli: string[] = FROM_
   const spawnedAt = performance.now();
   const workerArgs = workers > 1 ? ['--workers', String(workers)] : [];
   const child = spawnNode(workers > 1 ? `recap x${workers}` : 'recap', [...cli, 'serve', '--config', CONFIG_FILE, '--port', String(port), ...workerArgs], {
-    env: { REDIS_URL: redisUrl(), RECAP_SECRET: BENCH_SECRET },
+    env: { REDIS_URL: redisUrl(), RECAP_SECRET: BENCH_SECRET, ...opts.env },
     readStdout: opts.readStdout,
+    wrapper: opts.wrapper,
   });
   const origin = `http://127.0.0.1:${port}`;
   try {
-    await waitForStatus(`${origin}/readyz`, 200, 20_000, child);
+    await waitForStatus(`${origin}/readyz`, 200, opts.readyTimeoutMs ?? 20_000, child);
   } catch (err) {
     await child.stop();
     throw err;

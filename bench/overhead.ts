@@ -7,7 +7,8 @@ import { dirname, join } from 'node:path';
 import { conversationBody, responsesBody } from './overhead-bodies.js';
 import { buildRecap, removeBuild } from './overhead-build.js';
 import { eventsRows, measureEvents } from './overhead-events.js';
-import { growthCurves, growthGoals, growthRows, measureGrowth } from './overhead-growth.js';
+import { measureGrowth } from './overhead-growth.js';
+import { growthCurves, growthGoals, growthMarkdown, growthRows } from './overhead-growth-report.js';
 import { msPerRequest, snapshot, type CpuSnapshot } from './overhead-cpu.js';
 import { probeEventLoop } from './overhead-event-loop.js';
 import { clientFor, firstByte, interleaved, roundTrip, warmUp, type Client } from './overhead-latency.js';
@@ -201,6 +202,7 @@ export async function runOverheadBench(): Promise<unknown> {
     console.table(growthRows(growth));
     console.table(growthGoals(growth));
     console.table(growthCurves(growth));
+    process.stdout.write(`\n${growthMarkdown([growth])}\n`);
     console.table(eventsRows(events));
     console.table(checks);
     process.stdout.write(`written to ${RESULTS_FILE} in ${result.durationS} s\n`);
