@@ -64,6 +64,14 @@ describe('checkDocs', () => {
     ]);
   });
 
+  it('reports a repository path named as code that does not exist, placeholders aside', () => {
+    const dir = tree({ ...sound, 'README.md': `${README}\nThe code is in \`src/app.ts\` and \`docs/\`; results in \`bench/results/NAME.json\`.\n` });
+    expect(checkDocs(dir, { configSchema: schema, errorCodes })).toEqual(['README.md: `src/app.ts` does not exist']);
+    mkdirSync(join(dir, 'src'));
+    writeFileSync(join(dir, 'src/app.ts'), '');
+    expect(checkDocs(dir, { configSchema: schema, errorCodes })).toEqual([]);
+  });
+
   it('reports a config key of the schema that the configuration page does not name', () => {
     const dir = tree({ ...sound, 'docs/configuration.md': CONFIG_PAGE.replace('| `models[].match` | required |', '') });
     expect(checkDocs(dir, { configSchema: schema, errorCodes })).toEqual(['docs/configuration.md: config key `models[].match` is not documented']);

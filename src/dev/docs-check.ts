@@ -4,7 +4,9 @@ import type { z } from 'zod';
 
 // The documentation's own checks (run in CI as `npm run check:docs`): every relative link in the
 // front page and docs/ leads somewhere (a file that exists; a #fragment that is a heading of the
-// page it names), and every key of the config schema is in the configuration reference.
+// page it names), every repository path the pages name as code exists (code moves; docs follow),
+// every key of the config schema is in the configuration reference and every error code in the
+// error table.
 
 /** The pages checked: README.md, CHANGELOG.md and docs/*.md, as paths relative to the root. */
 export function docPages(root: string): string[] {
@@ -33,9 +35,13 @@ export function checkDocs(root: string, coverage: DocsCoverage): string[] {
     return found;
   };
   for (const page of docPages(root)) {
-    for (const link of relativeLinks(readFileSync(posix.join(root, page), 'utf8'))) {
+    const text = readFileSync(posix.join(root, page), 'utf8');
+    for (const link of relativeLinks(text)) {
       const problem = linkProblem(root, page, link, anchors);
       if (problem) problems.push(`${page}: link ${link}: ${problem}`);
+    }
+    for (const path of namedPaths(text)) {
+      if (!existsSync(posix.join(root, path))) problems.push(`${page}: \`${path}\` does not exist`);
     }
   }
   const configPage = coverage.configPage ?? 'docs/configuration.md';
@@ -116,6 +122,20 @@ export function relativeLinks(markdown: string): string[] {
   for (const inline of text.matchAll(/\]\(\s*<?([^()\s<>]+)>?(?:\s+"[^"]*")?\s*\)/g)) targets.push(inline[1]!);
   for (const definition of text.matchAll(/^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm)) targets.push(definition[1]!);
   return targets.filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t));
+}
+
+/**
+ * Paths of the repository that a page names as code, relative to its root (`src/errors.ts`,
+ * `test/hostile/`), outside code blocks; placeholders in capitals (`bench/results/NAME.json`) aside.
+ */
+export function namedPaths(markdown: string): string[] {
+  const paths = new Set<string>();
+  for (const span of outsideFences(markdown)
+    .join('\n')
+    .matchAll(/`((?:src|test|bench|docs|config|examples)\/[\w./-]*)`/g)) {
+    if (!/[A-Z]{3,}/.test(span[1]!)) paths.add(span[1]!);
+  }
+  return [...paths];
 }
 
 /** The page's lines outside fenced code blocks. */
