@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createModelResolver, parseConfig } from './config.js';
 import { problems } from './problems.case.js';
+import { SESSION_HEADERS } from './schema.js';
 
 const base = `
 upstreams:
@@ -16,7 +17,7 @@ models:
 describe('config', () => {
   it('fills defaults for every omitted key', () => {
     const c = parseConfig(base, 'recap.yaml', {});
-    expect(c.server).toMatchObject({ port: 8787, conversation_header: ['x-conversation-id'], body_limit_bytes: 32 * 1024 * 1024 });
+    expect(c.server).toMatchObject({ port: 8787, conversation_header: [...SESSION_HEADERS], body_limit_bytes: 32 * 1024 * 1024 });
     expect(c.models[0]!.compaction).toMatchObject({ strategy: 'off', summary_max_tokens: 1024, trigger_ratio: 1, target_ratio: 0.6, prepare_ratio: 0.8 });
     expect(c.store).toMatchObject({ ttl_seconds: 604800 });
     expect(c.store.url).toBeUndefined();
@@ -49,6 +50,44 @@ models:
     const text = base.replace('base_url: https://api.openai.com/v1', 'base_url: ${BASE:-https://example.test/v1}\n    api_key: ${KEY}');
     expect(parseConfig(text, 'f', { KEY: 'sk-1' }).upstreams.openai!).toMatchObject({ base_url: 'https://example.test/v1', api_key: 'sk-1' });
     expect(problems(text)).toEqual(["recap.yaml: upstreams.openai.api_key: environment variable KEY is not set (in '${KEY}')"]);
+  });
+
+  it('says where a YAML syntax error is, in one line that ends in what is wrong (issue 38)', () => {
+    expect(problems('server:\n  port: 8787\n  bad: [1, 2\n')).toEqual([
+      'recap.yaml: (syntax): line 4, column 1: Flow sequence in block collection must be sufficiently indented and end with a ]',
+    ]);
+    expect(problems('server:\n  port: 8787\n foo: x\n')).toEqual(['recap.yaml: (syntax): line 3, column 1: All mapping items must start at the same column']);
+  });
+
+  it('names an unset ${VAR} once, not again as a missing value (issue 38)', () => {
+    expect(problems(base.replace('https://api.openai.com/v1', '${BASE}'))).toEqual(["recap.yaml: upstreams.openai.base_url: environment variable BASE is not set (in '${BASE}')"]);
+    expect(problems(base.replace('context_window: 128000', 'context_window: ${WINDOW}'))).toEqual([
+      "recap.yaml: models.0.context_window: environment variable WINDOW is not set (in '${WINDOW}')",
+    ]);
+  });
+
+  it('gives each unknown key its own line, with the key it is likely a typo of (issue 38)', () => {
+    expect(problems(`server:\n  prot: 1\n  anonymus: shared\nmodles: []\n${base}`)).toEqual([
+      'recap.yaml: server.prot: unknown key (did you mean port?)',
+      'recap.yaml: server.anonymus: unknown key (did you mean anonymous?)',
+      'recap.yaml: modles: unknown key (did you mean models?)',
+    ]);
+    expect(problems(base.replace('context_window: 128000', 'context_window: 128000\n    colour: blue'))).toEqual([
+      expect.stringMatching(/^recap\.yaml: models\.0\.colour: unknown key \(known here: match, upstream, context_window, /),
+    ]);
+  });
+
+  it('reads a compaction block without a strategy as off, as documented (issue 38)', () => {
+    const compaction = (c: string) => base.replace('max_output_tokens: 16384', `max_output_tokens: 16384\n    compaction: ${c}`);
+    expect(parseConfig(compaction('{ trigger_ratio: 0.9 }'), 'f', {}).models[0]!.compaction.strategy).toBe('off');
+    // Audit mode needs something to audit: said so, not "needs summarizer.model".
+    expect(problems(compaction('{ mode: audit }'))).toEqual([
+      'recap.yaml: models.0.compaction.mode: mode audit needs a strategy to audit: set strategy to summarize (with summarizer.model), template or window (unset, compaction is off)',
+    ]);
+    expect(parseConfig(compaction('{ mode: audit, strategy: window }'), 'f', {}).models[0]!.compaction).toMatchObject({ mode: 'audit', strategy: 'window' });
+    expect(problems(compaction('{ summarizer: { model: gpt-4o-mini } }'))).toEqual([
+      'recap.yaml: models.0.compaction.strategy: not set, so compaction is off although a summarizer is given: add strategy: summarize',
+    ]);
   });
 
   it('lets REDIS_URL and RECAP_SECRET override the file', () => {

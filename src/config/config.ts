@@ -7,6 +7,7 @@ import { coerceExpanded, type Env, type Expanded, interpolate } from './interpol
 import { configSchema, type Config, type ModelConfig } from './schema.js';
 import { parseRedisUrl } from '../store/redis-url.js';
 import { globMatches, isGlob } from './glob.js';
+import { knownKeysAt, nearestKey } from './known-keys.js';
 
 export type { Config, ModelConfig, UpstreamConfig, CompactionConfig, StoreConfig } from './schema.js';
 
@@ -21,8 +22,14 @@ export class ConfigError extends Error {
 export const DEFAULT_CONFIG_FILE = 'config/recap.yaml';
 
 function issuePath(issue: z.core.$ZodIssue): string {
-  const keys = 'keys' in issue && Array.isArray(issue.keys) ? `.${issue.keys.join(',')}` : '';
-  return (issue.path.length ? issue.path.join('.') : '(root)') + keys;
+  return issue.path.length ? issue.path.join('.') : '(root)';
+}
+
+/** A YAML syntax error as `(syntax): line L, column C: what is wrong`, without the excerpt the parser appends. */
+function syntaxLine(err: Error & { linePos?: [{ line: number; col: number }, ...unknown[]] }): string {
+  const what = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+  const at = err.linePos?.[0];
+  return at ? `(syntax): line ${at.line}, column ${at.col}: ${what}` : `(syntax): ${what}`;
 }
 
 /** A number or a flag was wanted (or a number out of range): its text is no credential, it may be shown. */
@@ -31,12 +38,23 @@ function wantsNumberOrFlag(issue: z.core.$ZodIssue): boolean {
   return (issue.code === 'too_big' || issue.code === 'too_small') && (issue.origin === 'number' || issue.origin === 'int');
 }
 
-function issueLine(issue: z.core.$ZodIssue, expanded: Expanded): string {
+/** One line per key the schema does not know, each with the known key it is likely a typo of. */
+function unknownKeyLines(issue: z.core.$ZodIssue & { code: 'unrecognized_keys' }): string[] {
+  const known = knownKeysAt(configSchema, issue.path);
+  const at = issue.path.length ? `${issue.path.join('.')}.` : '';
+  return issue.keys.map((key) => {
+    const near = nearestKey(key, known);
+    return `${at}${key}: unknown key${near ? ` (did you mean ${near}?)` : known.length ? ` (known here: ${known.join(', ')})` : ''}`;
+  });
+}
+
+function issueLines(issue: z.core.$ZodIssue, expanded: Expanded): string[] {
+  if (issue.code === 'unrecognized_keys') return unknownKeyLines(issue);
   const from = expanded.get(issue.path.join('.'));
   // A value that came from the environment: say which reference it came from as written, and
   // what it expanded to (numbers and flags only, so that no credential is echoed).
   const shown = from === undefined ? '' : wantsNumberOrFlag(issue) ? ` (the environment gave '${from.text}' for '${from.written}')` : ` (from '${from.written}')`;
-  return `${issuePath(issue)}: ${issue.message}${shown}`;
+  return [`${issuePath(issue)}: ${issue.message}${shown}`];
 }
 
 /** Processes that serve one port (server.workers); `auto` is one per core this process may use. */
@@ -81,17 +99,29 @@ function crossCheck(config: Config, env: Env): string[] {
   return problems;
 }
 
+/** A `compaction:` block with a summarizer but no strategy: compaction would be off (the default), surely not what was meant. */
+function summarizerWithoutStrategy(tree: unknown): string[] {
+  const models = (tree as { models?: unknown }).models;
+  if (!Array.isArray(models)) return [];
+  return models.flatMap((m, i) => {
+    const c = (m as { compaction?: Record<string, unknown> } | null)?.compaction;
+    if (!c || typeof c !== 'object' || c.strategy !== undefined || c.summarizer === undefined) return [];
+    return [`models.${i}.compaction.strategy: not set, so compaction is off although a summarizer is given: add strategy: summarize`];
+  });
+}
+
 /** Parses and validates config text; `file` only labels the error lines. */
 export function parseConfig(text: string, file: string, env: Env = process.env): Config {
   let raw: unknown;
   try {
     raw = parseYaml(text, { prettyErrors: true });
   } catch (err) {
-    throw new ConfigError([`${file}: (syntax): ${(err as Error).message.split('\n')[0]}`]);
+    throw new ConfigError([`${file}: ${syntaxLine(err as Error)}`]);
   }
   const problems: string[] = [];
   const expanded: Expanded = new Map();
-  const tree = interpolate(raw ?? {}, env, '', problems, expanded);
+  const unset = new Set<string>();
+  const tree = interpolate(raw ?? {}, env, '', problems, expanded, unset);
   if (env.REDIS_URL) (tree as { store?: Record<string, unknown> }).store = { ...((tree as { store?: object }).store ?? {}), url: env.REDIS_URL };
   if (env.RECAP_SECRET) (tree as { server?: Record<string, unknown> }).server = { ...((tree as { server?: object }).server ?? {}), secret: env.RECAP_SECRET };
   let result = configSchema.safeParse(tree);
@@ -101,9 +131,10 @@ export function parseConfig(text: string, file: string, env: Env = process.env):
     result = configSchema.safeParse(tree);
   }
   if (!result.success) {
-    for (const issue of result.error.issues) problems.push(issueLine(issue, expanded));
+    // A key left empty by an unset ${VAR} was reported as such: not again as missing.
+    for (const issue of result.error.issues) if (!unset.has(issue.path.join('.'))) problems.push(...issueLines(issue, expanded));
   } else {
-    problems.push(...crossCheck(result.data, env));
+    problems.push(...summarizerWithoutStrategy(tree), ...crossCheck(result.data, env));
   }
   if (problems.length) throw new ConfigError(problems.map((p) => `${file}: ${p}`));
   return result.data!;

@@ -14,8 +14,8 @@ const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 // A `${` that starts no reference of that form: `${1X}`, `${A-B}`, `${VAR:default}`, `${VAR` unclosed.
 const NOT_A_REF = /\$\{(?![A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\})[^}\s]{0,40}\}?/;
 
-/** Replaces references in every string value; a value that ends up empty is dropped. */
-export function interpolate(value: unknown, env: Env, path: string, problems: string[], expanded: Expanded): unknown {
+/** Replaces references in every string value; a value that ends up empty is dropped (and its path put in `unset` when a variable was missing). */
+export function interpolate(value: unknown, env: Env, path: string, problems: string[], expanded: Expanded, unset = new Set<string>()): unknown {
   if (typeof value === 'string') {
     const bad = NOT_A_REF.exec(value);
     if (bad) problems.push(`${path}: '${bad[0]}' is not an environment reference: write \${NAME} or \${NAME:-default}`);
@@ -26,17 +26,18 @@ export function interpolate(value: unknown, env: Env, path: string, problems: st
       if (v !== undefined && v !== '') return v;
       if (fallback !== undefined) return fallback;
       problems.push(`${path}: environment variable ${name} is not set (in '${ref}')`);
+      unset.add(path);
       return '';
     });
     if (out === '' && value !== '') return undefined;
     if (referenced) expanded.set(path, { written: value, text: out });
     return out;
   }
-  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${path}.${i}`, problems, expanded));
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, `${path}.${i}`, problems, expanded, unset));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      const next = interpolate(v, env, path ? `${path}.${k}` : k, problems, expanded);
+      const next = interpolate(v, env, path ? `${path}.${k}` : k, problems, expanded, unset);
       if (next !== undefined) out[k] = next;
     }
     return out;

@@ -50,7 +50,8 @@ export const clearingSchema = z
 
 export const compactionSchema = z
   .object({
-    strategy: z.enum(['summarize', 'template', 'window', 'off']).default('summarize'),
+    // Unset means `off`, also inside a `compaction:` block (config.ts refuses a summarizer without a strategy).
+    strategy: z.enum(['summarize', 'template', 'window', 'off']).default('off'),
     // `audit`: plan as usual but forward the client's bytes and call no summarizer (pipeline/audit.ts).
     mode: z.enum(['enforce', 'audit']).default('enforce'),
     // Later system/developer messages stay verbatim after the summary instead of being summarized (rule 2).
@@ -79,7 +80,7 @@ export const compactionSchema = z
     path: ['summarizer'],
   })
   .refine((c) => c.mode !== 'audit' || c.strategy !== 'off', {
-    message: 'mode audit needs a strategy to audit (summarize, template or window)',
+    message: 'mode audit needs a strategy to audit: set strategy to summarize (with summarizer.model), template or window (unset, compaction is off)',
     path: ['mode'],
   });
 
@@ -123,6 +124,14 @@ export const storeSchema = z
   })
   .strict();
 
+/**
+ * The conversation headers recap reads unless told otherwise (config/recap.yaml ships the same
+ * list): its own first (never forwarded), then the session headers agents send of their own
+ * (forwarded unchanged): opencode's x-session-id, the Codex CLI's session_id (older) and
+ * session-id, Claude Code's x-claude-code-session-id.
+ */
+export const SESSION_HEADERS = ['x-conversation-id', 'x-session-id', 'session_id', 'session-id', 'x-claude-code-session-id'] as const;
+
 export const serverSchema = z
   .object({
     port: z.number().int().min(0).max(65535).default(8787),
@@ -132,7 +141,7 @@ export const serverSchema = z
     // One header name or a list, tried in order (clients that send a session header of their own).
     conversation_header: z
       .union([z.string().min(1).toLowerCase(), z.array(z.string().min(1).toLowerCase()).min(1)])
-      .default('x-conversation-id')
+      .default([...SESSION_HEADERS])
       .transform((v) => (Array.isArray(v) ? v : [v])),
     body_limit_bytes: positiveInt.default(32 * 1024 * 1024),
     secret: z.string().min(16).optional(),
