@@ -208,8 +208,12 @@ export const eventsSchema = z
     // it; false keeps only its keyed hash (the listing shows derived and hashed ids alike).
     keep_ids: z.boolean().default(true),
     max_per_conversation: positiveInt.default(200),
-    // Per tenant, and for all tenants together (the admin's listing).
+    // Conversations per tenant: past it (or past max_per_tenant) the tenant's least recently
+    // written conversations are deleted, events and entry. The admin's listing holds every
+    // tenant's, so one tenant's traffic never pushes another's out.
     max_conversations: positiveInt.default(10_000),
+    // Events per tenant over all its conversations (docs/operations.md: the bytes this bounds).
+    max_per_tenant: positiveInt.default(20_000),
     // Events waiting to be written; past it new ones are dropped (and counted).
     queue_max: positiveInt.default(1_000),
     // The in-memory store's events in all (JSON bytes); Redis bounds them by count and TTL.

@@ -63,6 +63,12 @@ export function createMetrics() {
       help: 'Conversation events (and background spend counts) by outcome: written, queue_full (dropped), store_error (dropped)',
       labelNames: ['outcome'],
     }),
+    storeUnreadable: new Counter({
+      ...r,
+      name: 'recap_store_unreadable_total',
+      help: 'Event log entries skipped because they could not be read back (event, entry, index_member)',
+      labelNames: ['kind'],
+    }),
     storeErrors: new Counter({ ...r, name: 'recap_store_errors_total', help: 'Store operations that failed (served without records)', labelNames: ['op'] }),
     storeDuration: new Histogram({ ...r, name: 'recap_store_duration_seconds', help: 'Store operation latency', labelNames: ['op'], buckets: LATENCY_BUCKETS }),
     upstreamDuration: new Histogram({

@@ -62,8 +62,14 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
         if (Date.now() - lastStoreError > 10_000) logger.warn({ err: err.message }, 'store unreachable; serving without records');
         lastStoreError = Date.now();
       },
+      onUnreadable: (kind) => metrics.storeUnreadable.inc({ kind }),
     },
-    { perConversation: config.events.max_per_conversation, conversations: config.events.max_conversations, memoryMaxBytes: config.events.memory_max_bytes },
+    {
+      perConversation: config.events.max_per_conversation,
+      conversations: config.events.max_conversations,
+      perTenant: config.events.max_per_tenant,
+      memoryMaxBytes: config.events.memory_max_bytes,
+    },
   );
   const { max_checkpoints: perBranch, max_branches: branches } = config.store;
   const records = createRecords(store, metrics, logger, { perBranch, total: perBranch * branches });

@@ -1,5 +1,5 @@
 import type { StoreConfig } from '../config/schema.js';
-import type { EventLimits } from './event-log.js';
+import type { EventLimits, UnreadableKind } from './event-log.js';
 import { MemoryStore } from './memory-store.js';
 import { RedisStore } from './redis-store.js';
 import type { Store } from './store.js';
@@ -7,6 +7,8 @@ import type { Store } from './store.js';
 export interface CreateStoreHooks {
   /** Redis connection errors (repeated while Redis is down), for the caller to log. */
   onError?: (err: Error) => void;
+  /** What the event log skipped because it could not read it back. */
+  onUnreadable?: (kind: UnreadableKind) => void;
 }
 
 /**
@@ -14,7 +16,7 @@ export interface CreateStoreHooks {
  * Resolves even when Redis is unreachable: recap then serves without records until it returns.
  */
 export async function createStore(config: StoreConfig, hooks: CreateStoreHooks = {}, events?: EventLimits): Promise<Store> {
-  const limits = { ttlMs: config.ttl_seconds * 1000, events };
+  const limits = { ttlMs: config.ttl_seconds * 1000, events, onUnreadable: hooks.onUnreadable };
   if (config.url === undefined) {
     return new MemoryStore({ ...limits, maxConversations: config.memory_max_conversations });
   }

@@ -37,7 +37,7 @@ export function runEventLogCases(name: string, makeStore: MakeStore): void {
   describe(`${name} store, event log`, () => {
     const opened: Store[] = [];
     const open = async (limits: Partial<StoreLimits> = {}) => {
-      const store = await makeStore({ ttlMs: 60_000, events: { perConversation: 5, conversations: 4, memoryMaxBytes: 1024 * 1024 }, ...limits });
+      const store = await makeStore({ ttlMs: 60_000, events: { perConversation: 5, conversations: 4, perTenant: 1000, memoryMaxBytes: 1024 * 1024 }, ...limits });
       opened.push(store);
       return store;
     };
@@ -85,7 +85,7 @@ export function runEventLogCases(name: string, makeStore: MakeStore): void {
     });
 
     it("lists a tenant's conversations newest first, paged across equal times; all tenants together with null", async () => {
-      const { events } = await open({ events: { perConversation: 5, conversations: 100, memoryMaxBytes: 1024 * 1024 } });
+      const { events } = await open({ events: { perConversation: 5, conversations: 100, perTenant: 1000, memoryMaxBytes: 1024 * 1024 } });
       const tenant = opaque();
       const other = opaque();
       const keys = Array.from({ length: 7 }, () => keyOf(tenant));
@@ -116,6 +116,43 @@ export function runEventLogCases(name: string, makeStore: MakeStore): void {
       for (let i = 0; i < 6; i++) await events.record(keyOf(tenant), event({ at: Date.now() - 1_000 + i }), `c${i}`);
       expect((await events.conversations(tenant, { limit: 10 })).items.map((e) => e.id)).toEqual(['c5', 'c4', 'c3', 'c2']);
       expect((await events.conversations(null, { limit: 10 })).items).toHaveLength(4);
+    });
+
+    it('keeps each tenant within its bounds on conversations and on events: what leaves its index is deleted, events and entry', async () => {
+      const { events } = await open({ events: { perConversation: 5, conversations: 4, perTenant: 12, memoryMaxBytes: 1024 * 1024 } });
+      const tenant = opaque();
+      const keys = Array.from({ length: 4 }, () => keyOf(tenant));
+      // 5 + 5 events (the first conversation's sixth is past its own bound), then 1 + 1: 12 in all.
+      for (let i = 0; i < 6; i++) await events.record(keys[0]!, event({ at: Date.now() - 10_000 + i }), 'a');
+      for (let i = 0; i < 5; i++) await events.record(keys[1]!, event({ at: Date.now() - 9_000 + i }), 'b');
+      await events.record(keys[2]!, event({ at: Date.now() - 8_000 }), 'c');
+      await events.record(keys[3]!, event({ at: Date.now() - 7_000 }), 'd');
+      expect((await events.conversations(tenant, { limit: 10 })).items.map((e) => e.id)).toEqual(['d', 'c', 'b', 'a']);
+      // One event more is past 12: the least recently written conversation goes, whole.
+      await events.record(keys[3]!, event({ at: Date.now() - 6_000 }), 'd');
+      expect((await events.conversations(tenant, { limit: 10 })).items.map((e) => e.id)).toEqual(['d', 'c', 'b']);
+      expect((await events.events(keys[0]!, { limit: 10 })).items).toEqual([]);
+      expect(await events.entry(keys[0]!)).toBeNull();
+      expect((await events.conversations(null, { limit: 100 })).items.filter((e) => e.tenant === tenant).map((e) => e.id)).toEqual(['d', 'c', 'b']);
+      // A fifth conversation is past 4: again the least recently written goes.
+      await events.record(keyOf(tenant), event({ at: Date.now() - 5_000 }), 'e');
+      await events.record(keyOf(tenant), event({ at: Date.now() - 4_000 }), 'f');
+      expect((await events.conversations(tenant, { limit: 10 })).items.map((e) => e.id)).toEqual(['f', 'e', 'd', 'c']);
+      expect(await events.entry(keys[1]!)).toBeNull();
+      // A forgotten conversation's events no longer count against its tenant.
+      await events.forget(keys[2]!);
+      await events.record(keyOf(tenant), event({ at: Date.now() - 3_000 }), 'g');
+      expect((await events.conversations(tenant, { limit: 10 })).items.map((e) => e.id)).toEqual(['g', 'f', 'e', 'd']);
+    });
+
+    it("keeps the listing of all tenants fair: one tenant's new conversations never push another's out", async () => {
+      const { events } = await open();
+      const quiet = opaque();
+      const noisy = opaque();
+      await events.record(keyOf(quiet), event({ at: Date.now() - 60_000 }), 'quiet');
+      for (let i = 0; i < 12; i++) await events.record(keyOf(noisy), event({ at: Date.now() - 1_000 + i }), `n${i}`);
+      const all = (await events.conversations(null, { limit: 100 })).items;
+      expect(all.map((e) => e.id)).toEqual(['n11', 'n10', 'n9', 'n8', 'quiet']);
     });
 
     it('counts per model in minute and hour buckets, per tenant and for all', async () => {

@@ -67,13 +67,21 @@ export interface ConversationEntry {
 export interface EventLimits {
   /** Events kept per conversation (the oldest go first). */
   perConversation: number;
-  /** Conversations kept in each tenant's index, and in the index of all tenants. */
+  /**
+   * Conversations kept in each tenant's index; the index of all tenants holds what every tenant's
+   * holds, so that no tenant's traffic pushes another's conversations out of the admin's listing.
+   */
   conversations: number;
+  /** Events kept per tenant, over all its conversations. Past either bound its least recently written conversations go, events and entry. */
+  perTenant: number;
   /** The in-memory store's events in all, in bytes (JSON): past it the least recently written logs go. */
   memoryMaxBytes: number;
 }
 
-export const DEFAULT_EVENT_LIMITS: EventLimits = { perConversation: 200, conversations: 10_000, memoryMaxBytes: 64 * 1024 * 1024 };
+export const DEFAULT_EVENT_LIMITS: EventLimits = { perConversation: 200, conversations: 10_000, perTenant: 20_000, memoryMaxBytes: 64 * 1024 * 1024 };
+
+/** What a store could not read back (written by something else, or damaged): skipped, and counted. */
+export type UnreadableKind = 'event' | 'entry' | 'index_member';
 
 export type Resolution = 'minute' | 'hour';
 

@@ -18,10 +18,11 @@ import {
   tenantScope,
 } from './event-log.js';
 import type { ConversationKey } from './store.js';
+import { TenantEventBounds } from './tenant-event-bounds.js';
 
 // The event log of a single recap process: the same bounds as on Redis (events per conversation,
-// conversations per index, the record's TTL), and least recently written conversations go first
-// past the memory store's own bound.
+// conversations and events per tenant, the record's TTL), and least recently written conversations
+// go first past the memory store's own bound.
 
 interface Log {
   /** Of the last id made: ids stay increasing when the clock goes back. */
@@ -40,10 +41,12 @@ export class MemoryEventLog implements EventLog {
   private readonly logs: LRUCache<string, Log>;
   private readonly entries: LRUCache<string, ConversationEntry>;
   private readonly buckets = new LRUCache<string, Map<string, number>>({ max: MAX_BUCKETS });
+  private readonly bounds: TenantEventBounds;
 
   constructor(private readonly limits: EventLimits & { ttlMs: number; maxConversations: number }) {
     this.logs = new LRUCache({ max: limits.maxConversations, ttl: limits.ttlMs, maxSize: limits.memoryMaxBytes, sizeCalculation: (log) => Math.max(1, log.bytes) });
     this.entries = new LRUCache({ max: limits.maxConversations, ttl: limits.ttlMs });
+    this.bounds = new TenantEventBounds(limits, limits.maxConversations);
   }
 
   async record(key: ConversationKey, event: ConversationEvent, id: string | null): Promise<void> {
@@ -64,6 +67,10 @@ export class MemoryEventLog implements EventLog {
     // A new object, so that the cache weighs the log as it now is (it weighs a value when it changes).
     this.logs.set(tag, { ...log });
     this.entries.set(tag, addToEntry(this.entries.get(tag), key, event, id));
+    for (const evicted of this.bounds.add(key.tenant, tag)) {
+      this.logs.delete(evicted);
+      this.entries.delete(evicted);
+    }
     await this.addCounts(key.tenant, event.at, eventCounts(event));
   }
 
@@ -84,8 +91,8 @@ export class MemoryEventLog implements EventLog {
     tenantScope(tenant);
     const all: ConversationEntry[] = [];
     for (const entry of this.entries.values()) if (tenant === null || entry.tenant === tenant) all.push(entry);
-    // The index keeps the newest `conversations` of each tenant (and of all together), as Redis's does.
-    const newest = all.sort(newestFirst).slice(0, this.limits.conversations);
+    // Each tenant keeps its newest `conversations` (bounds), and the admin's listing holds them all, as Redis's does.
+    const newest = all.sort(newestFirst);
     const cursor = page.after === undefined ? null : parseListingCursor(page.after);
     const after = cursor === null ? newest : newest.filter((e) => newestFirst(e, { last_seen: cursor.score, ...tagParts(cursor.tag) }) > 0);
     const items = after.slice(0, page.limit).map((e) => ({ ...e }));
@@ -114,6 +121,7 @@ export class MemoryEventLog implements EventLog {
 
   async forget(key: ConversationKey): Promise<boolean> {
     const tag = conversationTag(key);
+    this.bounds.remove(key.tenant, tag);
     const hadLog = this.logs.delete(tag);
     return this.entries.delete(tag) || hadLog;
   }
@@ -122,6 +130,7 @@ export class MemoryEventLog implements EventLog {
     this.logs.clear();
     this.entries.clear();
     this.buckets.clear();
+    this.bounds.clear();
   }
 }
 

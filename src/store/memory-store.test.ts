@@ -7,7 +7,7 @@ runStoreCases('memory', async (limits) => new MemoryStore({ ...limits, maxConver
 
 describe('memory store bound', () => {
   it("keeps the event logs within memoryMaxBytes, the least recently written conversation's going first", async () => {
-    const store = new MemoryStore({ ttlMs: 60_000, maxConversations: 1_000, events: { perConversation: 200, conversations: 1_000, memoryMaxBytes: 20_000 } });
+    const store = new MemoryStore({ ttlMs: 60_000, maxConversations: 1_000, events: { perConversation: 200, conversations: 1_000, perTenant: 200_000, memoryMaxBytes: 20_000 } });
     const event = {
       at: Date.now(),
       route: 'chat' as const,

@@ -1,4 +1,4 @@
-import type { Cluster, Redis } from 'ioredis';
+import { type Cluster, type Redis, ReplyError } from 'ioredis';
 import { conversationTag } from './conversation-tag.js';
 import { eventCounts, projectedTokensSaved, tokensSaved } from './event-counts.js';
 import {
@@ -16,18 +16,22 @@ import {
   type StatsBucket,
   type StoredEvent,
   tenantScope,
+  type UnreadableKind,
 } from './event-log.js';
 import { defineEventScripts, type EventScripts } from './redis-event-scripts.js';
 import type { ConversationKey } from './store.js';
 
 // The event log on Redis. Per conversation, under its hash tag like its record: a stream of
 // events (XADD … MAXLEN) and an entry hash, both with the record's TTL. Per tenant, under the
-// tenant's own tag: the index of its conversations (a sorted set by last seen) and the count
-// buckets; the same for all tenants together under `{*}`, which no tenant hash can be.
+// tenant's own tag: the index of its conversations (a sorted set by last seen, bounded in
+// conversations and in events, what falls out of it deleted) and the count buckets; the same for
+// all tenants together under `{*}`, which no tenant hash can be. What cannot be read back (an entry
+// or an event not written by recap) is skipped and counted, never taken for an outage.
 
 export interface RedisEventLogOptions extends EventLimits {
   keyPrefix: string;
   ttlMs: number;
+  onUnreadable?: ((kind: UnreadableKind) => void) | undefined;
   /** The store's guard: bounds the operation's time and reports failures as unavailability. */
   run<T>(operation: string, work: () => Promise<T>): Promise<T>;
 }
@@ -47,7 +51,7 @@ export class RedisEventLog implements EventLog {
     const { ttlMs, perConversation } = this.options;
     const counts = Object.entries(eventCounts(e)).flat();
     await this.options.run('record_event', async () => {
-      await Promise.all([
+      const [, evicted] = await Promise.all([
         this.client.recapEventAppend(
           this.key(`{${tag}}:ev`),
           this.key(`{${tag}}:entry`),
@@ -68,21 +72,37 @@ export class RedisEventLog implements EventLog {
         this.index(key.tenant, tag, e.at, counts),
         this.index(null, tag, e.at, counts),
       ]);
+      if (evicted.length > 0) await this.drop(evicted);
     });
+  }
+
+  /** Deletes the events and entries of conversations that left their tenant's index, and takes them out of the index of all. */
+  private async drop(tags: string[]): Promise<void> {
+    // Each conversation's keys live in its own slot: one DEL per conversation (a cluster spreads them).
+    await Promise.all([
+      ...tags.map((tag) => this.client.del(this.key(`{${tag}}:ev`), this.key(`{${tag}}:entry`))),
+      this.client.zrem(this.key(`{${tenantScope(null)}}:conversations`), ...tags),
+    ]);
   }
 
   async events(key: ConversationKey, page: { before?: string; limit: number }): Promise<Page<StoredEvent>> {
     const stream = this.key(`{${conversationTag(key)}}:ev`);
     return this.options.run('read_events', async () => {
-      const rows = await this.client.xrevrange(stream, page.before === undefined ? '+' : `(${page.before}`, '-', 'COUNT', page.limit + 1);
-      const items = rows.slice(0, page.limit).map(([id, fields]) => ({ id, event: JSON.parse(fields[1] ?? 'null') as ConversationEvent }));
-      return { items, next: rows.length > page.limit ? items.at(-1)!.id : null };
+      const rows = await this.readable('event', [], () => this.client.xrevrange(stream, page.before === undefined ? '+' : `(${page.before}`, '-', 'COUNT', page.limit + 1));
+      const items: StoredEvent[] = [];
+      for (const [id, fields] of rows.slice(0, page.limit)) {
+        const event = parseEvent(fields);
+        if (event) items.push({ id, event });
+        else this.options.onUnreadable?.('event');
+      }
+      // The cursor is the last row read, readable or not, so that a page of garbage still moves on.
+      return { items, next: rows.length > page.limit ? rows[page.limit - 1]![0] : null };
     });
   }
 
   async entry(key: ConversationKey): Promise<ConversationEntry | null> {
     const tag = conversationTag(key);
-    return this.options.run('read_entry', async () => parseEntry(tag, await this.client.hgetall(this.key(`{${tag}}:entry`))));
+    return this.options.run('read_entry', () => this.readEntry(tag));
   }
 
   async conversations(tenant: string | null, page: { after?: string; limit: number }): Promise<Page<ConversationEntry>> {
@@ -93,7 +113,13 @@ export class RedisEventLog implements EventLog {
       const tags: string[] = [];
       for (let i = 0; i < rows.length; i += 2) tags.push(rows[i]!);
       // Each entry lives in its own conversation's slot: read one by one (a cluster spreads them).
-      const found = await Promise.all(tags.map(async (tag) => parseEntry(tag, await this.client.hgetall(this.key(`{${tag}}:entry`)))));
+      const found = await Promise.all(
+        tags.map((tag) => {
+          if (TAG.test(tag)) return this.readEntry(tag);
+          this.options.onUnreadable?.('index_member');
+          return null;
+        }),
+      );
       // An entry can expire a moment before the index drops it: the listing skips it.
       const entries = found.filter((e): e is ConversationEntry => e !== null);
       const items = entries.slice(0, page.limit);
@@ -134,28 +160,52 @@ export class RedisEventLog implements EventLog {
     return this.options.run('forget_events', async () => {
       const [removed] = await Promise.all([
         this.client.del(this.key(`{${tag}}:ev`), this.key(`{${tag}}:entry`)),
-        this.client.zrem(this.key(`{${key.tenant}}:conversations`), tag),
+        this.client.recapEventUnindex(this.key(`{${key.tenant}}:conversations`), this.key(`{${key.tenant}}:event-counts`), tag),
         this.client.zrem(this.key(`{${tenantScope(null)}}:conversations`), tag),
       ]);
       return removed > 0;
     });
   }
 
-  private index(tenant: string | null, member: string, at: number, pairs: (string | number)[]): Promise<null> {
+  /** A tenant's index is bounded and returns what left it; the index of all (tenant null) holds what the tenants' hold. */
+  private index(tenant: string | null, member: string, at: number, pairs: (string | number)[]): Promise<string[]> {
     const s = tenantScope(tenant);
-    const { ttlMs, conversations } = this.options;
+    const { ttlMs, conversations, perConversation, perTenant } = this.options;
+    const bounded = tenant !== null;
     return this.client.recapEventIndex(
       this.key(`{${s}}:conversations`),
       this.bucketKey(s, 'minute', bucketStart(at, 'minute')),
       this.bucketKey(s, 'hour', bucketStart(at, 'hour')),
+      this.key(`{${s}}:event-counts`),
       member,
       at,
       ttlMs,
-      conversations,
+      bounded ? conversations : 0,
       MINUTE_BUCKETS_KEPT_MS,
       ttlMs,
+      perConversation,
+      bounded ? perTenant : 0,
       ...pairs,
     );
+  }
+
+  private async readEntry(tag: string): Promise<ConversationEntry | null> {
+    const fields = await this.readable('entry', {}, () => this.client.hgetall(this.key(`{${tag}}:entry`)));
+    if (fields.last === undefined) return null;
+    const entry = parseEntry(tag, fields);
+    if (entry === null) this.options.onUnreadable?.('entry');
+    return entry;
+  }
+
+  /** A read whose key holds another type than recap writes there (WRONGTYPE) is unreadable, not an outage. */
+  private async readable<T>(kind: UnreadableKind, none: T, read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (err) {
+      if (!(err instanceof ReplyError) || !String((err as Error).message).startsWith('WRONGTYPE')) throw err;
+      this.options.onUnreadable?.(kind);
+      return none;
+    }
   }
 
   private bucketKey(s: string, resolution: Resolution, at: number): string {
@@ -167,8 +217,24 @@ export class RedisEventLog implements EventLog {
   }
 }
 
+/** A conversation tag as recap writes index members: two base64url hashes. */
+const TAG = /^[A-Za-z0-9_-]{1,256}\.[A-Za-z0-9_-]{1,256}$/;
+/** Times a Date can show (the listing prints them as ISO text). */
+const MAX_TIME_MS = 8.64e15;
+
+/** A whole number (a count, a time) as the scripts write it; null when the field holds anything else. */
+function whole(text: string | undefined, fallback: number): number | null {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/** An entry hash as the scripts write it; null when any field is not what they write. */
 function parseEntry(tag: string, h: Record<string, string>): ConversationEntry | null {
-  if (h.last === undefined) return null;
+  const last = whole(h.last, 0);
+  const numbers = [whole(h.first, last ?? 0), whole(h.requests, 0), whole(h.in, 0), whole(h.out, 0), whole(h.saved, 0), whole(h.projected, 0)];
+  if (last === null || Math.abs(last) > MAX_TIME_MS || numbers.some((n) => n === null) || Math.abs(numbers[0]!) > MAX_TIME_MS) return null;
+  const [first, requests, tokensIn, tokensOut, saved, projected] = numbers as number[];
   const dot = tag.indexOf('.');
   return {
     tenant: tag.slice(0, dot),
@@ -176,14 +242,30 @@ function parseEntry(tag: string, h: Record<string, string>): ConversationEntry |
     id: h.id ?? null,
     route: h.route ?? '',
     model: h.model ?? '',
-    first_seen: Number(h.first ?? h.last),
-    last_seen: Number(h.last),
-    requests: Number(h.requests ?? 0),
-    tokens_in: Number(h.in ?? 0),
-    tokens_out: Number(h.out ?? 0),
-    tokens_saved: Number(h.saved ?? 0),
-    projected_tokens_saved: Number(h.projected ?? 0),
+    first_seen: first!,
+    last_seen: last,
+    requests: requests!,
+    tokens_in: tokensIn!,
+    tokens_out: tokensOut!,
+    tokens_saved: saved!,
+    projected_tokens_saved: projected!,
     last_action: h.action ?? '',
     last_audit: h.audit ? h.audit : null,
   };
+}
+
+/** A stream entry's fields (['e', event JSON]) as an event; null when they are anything else. */
+function parseEvent(fields: string[]): ConversationEvent | null {
+  if (fields.length !== 2 || fields[0] !== 'e') return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(fields[1]!);
+  } catch {
+    return null;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const e = value as Partial<ConversationEvent>;
+  const at = e.at;
+  if (typeof at !== 'number' || !Number.isFinite(at) || Math.abs(at) > MAX_TIME_MS || typeof e.route !== 'string' || typeof e.action !== 'string') return null;
+  return e as ConversationEvent;
 }

@@ -4,6 +4,9 @@ import type { Cluster, Redis } from 'ioredis';
 // tenant's, or `{*}` for all tenants), so a cluster runs it on one node without CROSSSLOT. Event
 // writes carry no deadline (write-deadline.ts): an event or a count that lands late is still right.
 
+/** Index members one call drops at most: a tenant's bounds are kept by a little work on every write. */
+const EVICT_STEPS = 64;
+
 /**
  * Appends an event to the conversation's stream (bounded by MAXLEN) and adds it to its entry (a
  * hash); both keep the record's TTL. KEYS: stream, entry. ARGV: event JSON, max events, TTL ms,
@@ -23,28 +26,71 @@ redis.call('HINCRBY', KEYS[2], 'projected', ARGV[13])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])`;
 
 /**
- * Puts a conversation first in an index (a sorted set by last seen, bounded in size and age) and
- * adds counts to a minute and an hour bucket. KEYS: index, minute bucket, hour bucket. ARGV:
- * member ('' to touch no index), at, TTL ms, max entries, minute bucket TTL, hour bucket TTL,
- * then name/increment pairs.
+ * Puts a conversation first in an index (a sorted set by last seen, bounded in age, and a tenant's
+ * also in size) and adds counts to a minute and an hour bucket. A tenant's index keeps, in a hash
+ * beside it, how many events each conversation holds (at most the per-conversation bound) and their
+ * total under '*' (no conversation tag is '*'); past the bound on conversations or on events, its
+ * least recently written conversations leave the index and are returned, for the caller to delete
+ * their events and entry. The work per call is bounded (EVICT_STEPS).
+ * KEYS: index, minute bucket, hour bucket, event counts hash. ARGV: member ('' to touch no index),
+ * at, TTL ms, max conversations (0: none), minute bucket TTL, hour bucket TTL, events per
+ * conversation, events per tenant (0: not counted), then name/increment pairs.
  */
 const INDEX_AND_COUNT = `
 local at = tonumber(ARGV[2])
+local evicted = {}
 if ARGV[1] ~= '' then
-  redis.call('ZADD', KEYS[1], at, ARGV[1])
-  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. (at - tonumber(ARGV[3])))
-  local extra = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[4])
-  if extra > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, extra - 1) end
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  local member, ttl = ARGV[1], tonumber(ARGV[3])
+  local maxConversations, perConversation, maxEvents = tonumber(ARGV[4]), tonumber(ARGV[7]), tonumber(ARGV[8])
+  redis.call('ZADD', KEYS[1], at, member)
+  local counted = maxEvents > 0
+  local total = 0
+  if counted then
+    local n = redis.call('HINCRBY', KEYS[4], member, 1)
+    if n > perConversation then redis.call('HSET', KEYS[4], member, perConversation) else redis.call('HINCRBY', KEYS[4], '*', 1) end
+    total = tonumber(redis.call('HGET', KEYS[4], '*'))
+  end
+  local function drop(m)
+    redis.call('ZREM', KEYS[1], m)
+    if counted then
+      local n = tonumber(redis.call('HGET', KEYS[4], m) or '0')
+      redis.call('HDEL', KEYS[4], m)
+      total = tonumber(redis.call('HINCRBY', KEYS[4], '*', -n))
+    end
+  end
+  for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. (at - ttl), 'LIMIT', 0, ${EVICT_STEPS})) do drop(m) end
+  local steps = 0
+  while steps < ${EVICT_STEPS} and ((maxConversations > 0 and redis.call('ZCARD', KEYS[1]) > maxConversations) or (counted and total > maxEvents)) do
+    local oldest = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
+    if oldest == nil or oldest == member then break end
+    drop(oldest)
+    evicted[#evicted + 1] = oldest
+    steps = steps + 1
+  end
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  if counted then redis.call('PEXPIRE', KEYS[4], ttl) end
 end
-if #ARGV > 6 then
-  for i = 7, #ARGV, 2 do
+if #ARGV > 8 then
+  for i = 9, #ARGV, 2 do
     redis.call('HINCRBY', KEYS[2], ARGV[i], ARGV[i + 1])
     redis.call('HINCRBY', KEYS[3], ARGV[i], ARGV[i + 1])
   end
   redis.call('PEXPIRE', KEYS[2], ARGV[5])
   redis.call('PEXPIRE', KEYS[3], ARGV[6])
-end`;
+end
+return evicted`;
+
+/** Takes conversations out of an index (and their events out of its counts). KEYS: index, event counts hash. ARGV: members. */
+const UNINDEX = `
+for _, m in ipairs(ARGV) do
+  redis.call('ZREM', KEYS[1], m)
+  local n = redis.call('HGET', KEYS[2], m)
+  if n then
+    redis.call('HDEL', KEYS[2], m)
+    redis.call('HINCRBY', KEYS[2], '*', -tonumber(n))
+  end
+end
+return 0`;
 
 /**
  * One page of an index, newest first: members (with scores) after the cursor (score ARGV[1] or
@@ -69,13 +115,15 @@ return out`;
 
 export interface EventScripts {
   recapEventAppend(stream: string, entry: string, ...args: (string | number)[]): Promise<null>;
-  recapEventIndex(index: string, minute: string, hour: string, ...args: (string | number)[]): Promise<null>;
+  recapEventIndex(index: string, minute: string, hour: string, counts: string, ...args: (string | number)[]): Promise<string[]>;
+  recapEventUnindex(index: string, counts: string, ...members: string[]): Promise<number>;
   recapEventPage(index: string, max: string, after: string, limit: number): Promise<string[]>;
 }
 
 export function defineEventScripts<C extends Redis | Cluster>(client: C): C & EventScripts {
   client.defineCommand('recapEventAppend', { numberOfKeys: 2, lua: APPEND });
-  client.defineCommand('recapEventIndex', { numberOfKeys: 3, lua: INDEX_AND_COUNT });
+  client.defineCommand('recapEventIndex', { numberOfKeys: 4, lua: INDEX_AND_COUNT });
+  client.defineCommand('recapEventUnindex', { numberOfKeys: 2, lua: UNINDEX });
   client.defineCommand('recapEventPage', { numberOfKeys: 1, lua: PAGE });
   // defineCommand adds the methods at runtime; this is the one place their types are asserted.
   return client as C & EventScripts;

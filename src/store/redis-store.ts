@@ -63,6 +63,7 @@ export class RedisStore implements Store {
       ...(options.events ?? DEFAULT_EVENT_LIMITS),
       keyPrefix: options.keyPrefix,
       ttlMs: options.ttlMs,
+      onUnreadable: options.onUnreadable,
       run: (operation, work) => this.run(operation, work),
     });
     this.client.on('ready', () => {

@@ -1,4 +1,4 @@
-import type { EventLimits, EventLog } from './event-log.js';
+import type { EventLimits, UnreadableKind, EventLog } from './event-log.js';
 
 // What recap keeps per conversation, and the contract both stores (memory, Redis) honour.
 // The shared case suite (store.case.ts) is the executable form of this contract.
@@ -148,6 +148,8 @@ export interface StoreLimits {
   ttlMs: number;
   /** Bounds of the event log; absent: DEFAULT_EVENT_LIMITS. */
   events?: EventLimits;
+  /** An event, entry or index member the event log skipped because it could not be read (for a metric). */
+  onUnreadable?: (kind: UnreadableKind) => void;
 }
 
 export class StoreUnavailableError extends Error {
