@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono, type Next } from 'hono';
-import { admit, type Caller, callerOf, type DoorPolicy } from './auth/caller.js';
+import { authenticate, type Caller, type DoorPolicy } from './auth/caller.js';
 import { createClientKeys } from './auth/client-keys.js';
 import { checkModelOfBody, type GatedBody } from './auth/model-gate.js';
 import { errorBody, errors, RecapError, sendError } from './errors.js';
@@ -64,27 +64,34 @@ export function createApp(deps: AppDeps): RecapApp {
     deps.events.record(log, durationMs);
   };
 
-  // Every /v1/* and /recap/v1/* request passes here first: a caller refused by the door (clients
-  // configured, no valid key; on /recap/v1/* the admin token counts too) gets recap's 401 before
-  // its body is read, forwarded or counted.
+  // Every /v1/* request is decided at the door first, once, by the route that serves it (a caller
+  // refused there, clients configured and no valid key, gets recap's 401 before its body is read,
+  // forwarded or counted); the caller is then a value passed down. /recap/v1/* has its own door,
+  // where the admin token counts too.
+  const enter = (req: IncomingMessage, res: ServerResponse, log: RequestLog, shape?: (err: RecapError) => string): Caller | undefined => {
+    try {
+      return authenticate(req.headers, door);
+    } catch (err) {
+      if (!(err instanceof RecapError)) throw err;
+      log.error = err.code;
+      sendError(res, err, challenge(err), shape);
+      finish(log, res.statusCode);
+      return undefined;
+    }
+  };
   const viewerPolicy = { door, adminToken: deps.config.server.admin_token, secret: deps.secret };
-  const doorMiddleware = (enter: (req: IncomingMessage) => unknown) =>
-    async function authenticateCaller(c: Context<Env>, next: Next) {
-      try {
-        enter(c.env.incoming);
-      } catch (err) {
-        if (!(err instanceof RecapError)) throw err;
-        const log = newRequestLog(c.req.method, c.req.routePath);
-        log.error = err.code;
-        finish(log, err.status);
-        return jsonError(err);
-      }
-      await next();
-    };
-  const callerDoor = doorMiddleware((req) => admit(req, door));
-  const viewerDoor = doorMiddleware((req) => admitViewer(req, viewerPolicy));
-  app.use('/v1/*', callerDoor);
-  app.use('/recap/v1/*', viewerDoor);
+  app.use('/recap/v1/*', async function authenticateViewer(c: Context<Env>, next: Next) {
+    try {
+      admitViewer(c.env.incoming, viewerPolicy);
+    } catch (err) {
+      if (!(err instanceof RecapError)) throw err;
+      const log = newRequestLog(c.req.method, c.req.routePath);
+      log.error = err.code;
+      finish(log, err.status);
+      return jsonError(err);
+    }
+    await next();
+  });
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
@@ -104,17 +111,9 @@ export function createApp(deps: AppDeps): RecapApp {
     // Several layers rightly watch one response's 'close' (server adapter, shutdown tracking,
     // client-abort signal, stream pipeline); past ten Node would warn of a leak that is not one.
     res.setMaxListeners(32);
-    let caller: Caller;
-    try {
-      caller = admit(req, door);
-    } catch (err) {
-      if (!(err instanceof RecapError)) throw err;
-      log.error = err.code;
-      sendError(res, err, challenge(err), format.errorBody);
-      finish(log, res.statusCode);
-      return;
-    }
-    await traceRequest(log, req, res, () => handlers.get(format)!(req, res, log));
+    const caller = enter(req, res, log, format.errorBody);
+    if (!caller) return;
+    await traceRequest(log, req, res, () => handlers.get(format)!(req, res, log, caller));
     finish(log, res.statusCode, caller);
   }
 
@@ -130,8 +129,9 @@ export function createApp(deps: AppDeps): RecapApp {
     const { incoming, outgoing } = c.env;
     outgoing.setMaxListeners(32);
     const log = newRequestLog(incoming.method ?? 'GET', c.req.routePath);
+    const caller = enter(incoming, outgoing, log);
+    if (!caller) return RESPONSE_ALREADY_SENT;
     const upstream = deps.upstreams.get(deps.defaultUpstream)!;
-    const caller = callerOf(incoming);
     let body: GatedBody | undefined;
     try {
       body = await checkModelOfBody(incoming, caller, deps.config.server.body_limit_bytes);

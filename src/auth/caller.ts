@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { errors } from '../errors.js';
 import type { Client, ClientKeys } from './client-keys.js';
 
@@ -47,25 +47,6 @@ export function authenticate(headers: IncomingHttpHeaders, policy: DoorPolicy): 
   const client = key === undefined ? undefined : policy.keys.find(key);
   if (!client) throw errors.invalidApiKey();
   return { kind: 'client', client };
-}
-
-const callers = new WeakMap<IncomingMessage, Caller>();
-
-/** authenticate() once per request (a chat request the router hands on passes the door twice). */
-export function admit(req: IncomingMessage, policy: DoorPolicy): Caller {
-  let caller = callers.get(req);
-  if (!caller) {
-    caller = authenticate(req.headers, policy);
-    callers.set(req, caller);
-  }
-  return caller;
-}
-
-/** The caller decided at the door; a request that never went through it is a bug, not a tenant. */
-export function callerOf(req: IncomingMessage): Caller {
-  const caller = callers.get(req);
-  if (!caller) throw new Error('request was not authenticated');
-  return caller;
 }
 
 /** Whether the caller may name this model: only a configured client's `models` restrict it. */

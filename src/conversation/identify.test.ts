@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Caller } from '../auth/caller.js';
 import { credentialOf } from '../auth/caller.js';
 import { RecapError } from '../errors.js';
-import { conversationIdText, identify as identifyCaller, tenantOf } from './identify.js';
+import { conversationIdText, identifyBy, leadingHashes, namedConversation, tenantOf } from './identify.js';
 
 const opts = { headers: ['x-conversation-id'], secret: 'a-server-secret-of-some-length' };
 // The caller as the door decides it without clients: its credential, or anonymous.
@@ -15,6 +15,9 @@ const callerOf = (headers: Record<string, string>, shared = false): Caller => {
   const credential = credentialOf(headers);
   return credential ? { kind: 'credential', credential } : { kind: 'anonymous', shared };
 };
+// The chat format's identity: the header's id, else the leading messages.
+const identifyCaller = (caller: Caller, headers: Record<string, string>, messages: typeof msgs, o = opts) =>
+  identifyBy(caller, namedConversation(headers, o.headers), () => leadingHashes(messages), o);
 const identify = (headers: Record<string, string>, messages: typeof msgs, o = opts) => identifyCaller(callerOf(headers), headers, messages, o);
 const client = (name: string): Caller => ({ kind: 'client', client: { name, restricted: false, mayUse: () => true } });
 const msgs = [

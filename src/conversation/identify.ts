@@ -97,32 +97,41 @@ export function leadingHashes(messages: readonly ChatMessage[]): string[] {
   return opening;
 }
 
+/** The conversation id a client named in a header of its request (`server.conversation_header`). */
+export interface NamedConversation {
+  header: string;
+  /** As the client sent it (Latin-1, one char per byte): checked for its size where it is used. */
+  raw: string;
+}
+
+/** The first of `names` the request carries, read once per request: identify and forward-first take this value. */
+export function namedConversation(headers: IncomingHttpHeaders, names: readonly string[]): NamedConversation | undefined {
+  for (const header of names) {
+    const value = headers[header];
+    const raw = Array.isArray(value) ? value.join(',') : value;
+    if (raw !== undefined && raw !== '') return { header, raw };
+  }
+  return undefined;
+}
+
 export interface IdentifyOptions {
-  headers: readonly string[];
   secret: string;
   /** The route whose conversation this is (`chat` unless said otherwise). */
   route?: string;
 }
 
-export function identify(caller: Caller, headers: IncomingHttpHeaders, messages: readonly ChatMessage[], opts: IdentifyOptions): Identity {
-  return identifyBy(caller, headers, () => leadingHashes(messages), opts);
-}
-
 /**
- * The identity of a request whose derived conversation id (no header) comes from `opening`: the
- * canonical hashes of what opens the conversation, worked out only when no header names it.
+ * The identity of a request: its tenant, and its conversation as the client `named` it or, else,
+ * derived from `opening`, the canonical hashes of what opens the conversation (worked out only then).
  */
-export function identifyBy(caller: Caller, headers: IncomingHttpHeaders, opening: () => readonly string[], opts: IdentifyOptions): Identity {
+export function identifyBy(caller: Caller, named: NamedConversation | undefined, opening: () => readonly string[], opts: IdentifyOptions): Identity {
   const tenant = tenantOfCaller(caller, opts.secret);
   const records = keepsRecords(caller);
   const route = opts.route ?? 'chat';
-  for (const name of opts.headers) {
-    const raw = headers[name];
-    const id = Array.isArray(raw) ? raw.join(',') : raw;
-    if (id === undefined || id === '') continue;
+  if (named) {
     // The limit counts the bytes the client sent (Node's Latin-1 string has one char per byte).
-    if (id.length > MAX_CONVERSATION_ID_BYTES) throw errors.headerTooLong(name, MAX_CONVERSATION_ID_BYTES);
-    const text = conversationIdText(id);
+    if (named.raw.length > MAX_CONVERSATION_ID_BYTES) throw errors.headerTooLong(named.header, MAX_CONVERSATION_ID_BYTES);
+    const text = conversationIdText(named.raw);
     return { tenant, conversation: conversationIdHash(tenant, text, opts.secret, route), explicit: true, id: text, keepsRecords: records };
   }
   const hashes = opening();

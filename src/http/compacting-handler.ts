@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { callerOf, mayUse } from '../auth/caller.js';
+import { type Caller, mayUse } from '../auth/caller.js';
 import { refuseOtherModels } from '../auth/model-gate.js';
+import { namedConversation } from '../conversation/identify.js';
 import { errors, RecapError, sendError } from '../errors.js';
 import { clientField, type RequestLog } from '../observability/request-log.js';
 import { forwardFirstOf } from '../pipeline/forward-first.js';
@@ -49,7 +50,7 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: AppDep
       });
   }
 
-  return async function compactingRoute(req: IncomingMessage, res: ServerResponse, log: RequestLog): Promise<void> {
+  return async function compactingRoute(req: IncomingMessage, res: ServerResponse, log: RequestLog, caller: Caller): Promise<void> {
     // Also aborted when recap itself fails after forwarding first.
     const aborts = requestAbort(res);
     const { signal } = aborts;
@@ -64,7 +65,6 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: AppDep
       const parsed = await format.read(raw, createSlicer(SLICE_MS), { seen: deps.seen, arrived: arriving });
       const { body } = parsed;
       log.model = clientField(body.model);
-      const caller = callerOf(req);
       if (!mayUse(caller, body.model)) throw errors.modelNotAllowed(body.model);
       refuseOtherModels(caller, body, format.itemsKey);
       const { model, upstream: upstreamName } = deps.routeModel(body.model);
@@ -72,7 +72,9 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: AppDep
       const upstream = deps.upstreams.get(upstreamName);
       if (!upstream) throw errors.internal();
 
-      const forwardedFirst = forwardFirstOf(format, parsed, model, deps.tokens.counterFor, req.headers, config.server.conversation_header) ?? undefined;
+      // The conversation the client names, read once: forward-first and identify take it as a value.
+      const conversation = namedConversation(req.headers, config.server.conversation_header);
+      const forwardedFirst = forwardFirstOf(format, parsed, model, deps.tokens.counterFor, conversation) ?? undefined;
       if (forwardedFirst) {
         log.forwardedFirst = forwardedFirst;
         early = forward(upstream, req, raw, signal, log);
@@ -83,7 +85,7 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: AppDep
         // after that write, so that its counting does not hold the body back from the upstream.
         await nextMacrotask();
       }
-      plan = await prepareRequest(deps.pipeline, format, { caller, headers: req.headers, parsed, model, signal, log, forwardedFirst, bytes: raw.length });
+      plan = await prepareRequest(deps.pipeline, format, { caller, conversation, parsed, model, signal, log, forwardedFirst, bytes: raw.length });
       const { view } = plan;
       // A view that leaves something out goes with recap_recall, which recap answers inside the reply (rule 13).
       const recall = view && plan.recall && format.recall ? { wire: format.recall, turn: recallTurn(plan.recall, format.recall, view, deps, log) } : undefined;

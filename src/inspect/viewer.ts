@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { admit, type Caller, type DoorPolicy } from '../auth/caller.js';
+import { authenticate, type Caller, type DoorPolicy } from '../auth/caller.js';
 import { clientTenant, keepsRecords, TENANT_HASH, tenantOfCaller } from '../conversation/identify.js';
 import { errors, RecapError } from '../errors.js';
 
@@ -43,7 +43,7 @@ export function admitViewer(req: IncomingMessage, policy: ViewerPolicy): Viewer 
   const admin = presentsAdminToken(req.headers, policy.adminToken);
   let caller: Caller | undefined;
   try {
-    caller = admit(req, policy.door);
+    caller = authenticate(req.headers, policy.door);
   } catch (err) {
     // The admin token alone is enough; a key it comes with that is not valid gives it no tenant.
     if (!admin || !(err instanceof RecapError)) throw err;

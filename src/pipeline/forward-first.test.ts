@@ -8,6 +8,7 @@ import { createSeenItems } from '../seen/seen-items.js';
 import { noPause } from '../slicing/slicer.js';
 import { resolveBudget } from '../tokens/budget.js';
 import { createTokenCounter, type TokenCounter } from '../tokens/counter.js';
+import { namedConversation } from '../conversation/identify.js';
 import { canForwardFirst } from './forward-first.js';
 
 // A request is forwarded before it is counted only when it provably fits below both lines: the
@@ -36,7 +37,7 @@ async function read(body: unknown, seen = createSeenItems(1 << 20)): Promise<Cha
 
 /** Whether the request is forwarded before it is counted, below both lines (true) or not at all (false). */
 function forwardsFirst(parsed: ChatBody, counter: TokenCounter, model = small, headers = {}): boolean | 'below the trigger' {
-  const proof = canForwardFirst(parsed.body, () => chatPromptBound(parsed, counter), model, headers, NAMES);
+  const proof = canForwardFirst(parsed.body, () => chatPromptBound(parsed, counter), model, namedConversation(headers, NAMES));
   return proof === 'below the trigger' ? proof : proof !== null;
 }
 
@@ -90,12 +91,12 @@ describe('canForwardFirst', () => {
     expect(forwardsFirst(parsed, createTokenCounter({ encoding: 'estimate' }), est)).toBe('below the trigger');
     const longer = await read({ model: 'est', messages: [{ role: 'user', content: 'x'.repeat(500) }] });
     expect(forwardsFirst(longer, createTokenCounter({ encoding: 'estimate' }), est)).toBe(false);
-    const proof = (messages: number) => canForwardFirst(parsed.body, () => ({ messages, definitions: 0 }), recalling, {}, NAMES);
+    const proof = (messages: number) => canForwardFirst(parsed.body, () => ({ messages, definitions: 0 }), recalling, undefined);
     expect(proof(0.8 * (1000 - RECALL_TOOL_MAX_TOKENS))).toBe('below both lines');
     expect(proof(0.8 * (1000 - RECALL_TOOL_MAX_TOKENS) + 1)).toBe('below the trigger');
     expect(proof(1000 - RECALL_TOOL_MAX_TOKENS)).toBe('below the trigger');
     expect(proof(1000 - RECALL_TOOL_MAX_TOKENS + 1)).toBeNull();
-    expect(canForwardFirst(parsed.body, () => null, undefined, {}, NAMES)).toBe('below both lines');
+    expect(canForwardFirst(parsed.body, () => null, undefined, undefined)).toBe('below both lines');
   });
 
   it('never forwards first a request whose real count passes the trigger, nor one past the prepare line as below both', async () => {

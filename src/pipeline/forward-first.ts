@@ -1,6 +1,5 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { ModelConfig } from '../config/config.js';
-import { MAX_CONVERSATION_ID_BYTES } from '../conversation/identify.js';
+import { MAX_CONVERSATION_ID_BYTES, type NamedConversation } from '../conversation/identify.js';
 import { RECALL_TOOL_MAX_TOKENS } from '../recall/tool.js';
 import { type OutputLimits, resolveBudget } from '../tokens/budget.js';
 import type { TokenCounter } from '../tokens/counter.js';
@@ -29,15 +28,11 @@ export function canForwardFirst(
   body: OutputLimits,
   bound: (model: ModelConfig) => PromptBound | null,
   model: ModelConfig | undefined,
-  headers: IncomingHttpHeaders,
-  conversationHeaders: readonly string[],
+  named: NamedConversation | undefined,
 ): ForwardFirst | null {
   if (!model || model.compaction.strategy === 'off') return 'below both lines';
   // An oversized id is refused with a 400, which must happen before anything is forwarded.
-  for (const name of conversationHeaders) {
-    const id = headers[name];
-    if (typeof id === 'string' && Buffer.byteLength(id) > MAX_CONVERSATION_ID_BYTES) return null;
-  }
+  if (named && Buffer.byteLength(named.raw) > MAX_CONVERSATION_ID_BYTES) return null;
   const tokens = bound(model);
   if (tokens === null) return null;
   const calibration = (model.calibrate ?? model.encoding === 'estimate') ? MAX_CALIBRATION_FACTOR : 1;
@@ -56,9 +51,8 @@ export function forwardFirstOf<T, P extends ParsedRequest>(
   parsed: P,
   model: ModelConfig | undefined,
   counterFor: (encoding: ModelConfig['encoding']) => TokenCounter,
-  headers: IncomingHttpHeaders,
-  conversationHeaders: readonly string[],
+  named: NamedConversation | undefined,
 ): ForwardFirst | null {
   if (model && model.compaction.strategy !== 'off' && format.compactable(parsed) === null) return 'below both lines';
-  return canForwardFirst(parsed.body, (m) => format.promptBound(parsed, counterFor(m.encoding)), model, headers, conversationHeaders);
+  return canForwardFirst(parsed.body, (m) => format.promptBound(parsed, counterFor(m.encoding)), model, named);
 }

@@ -1,8 +1,7 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Caller } from '../auth/caller.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import type { ModelConfig } from '../config/config.js';
-import { credentialOf, type Identity, identifyBy } from '../conversation/identify.js';
+import { type Identity, identifyBy, type NamedConversation } from '../conversation/identify.js';
 import type { RequestLog } from '../observability/request-log.js';
 import { leavesOut, type RecallSession, recallSession } from '../recall/session.js';
 import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
@@ -26,8 +25,8 @@ import { type StepContext, summarizerRecorder } from './step-context.js';
 export interface PrepareInput {
   /** Who asked: the door admitted it (auth/caller.ts). */
   caller: Caller;
-  /** The client's request headers: the conversation header, the credential the summarizer may reuse. */
-  headers: IncomingHttpHeaders;
+  /** The conversation the client named in its header, if it did (read once, by the handler). */
+  conversation?: NamedConversation | undefined;
   model: ModelConfig | undefined;
   signal: AbortSignal;
   log: RequestLog;
@@ -161,7 +160,8 @@ function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig
     log: input.log,
     signal: input.signal,
     pause: createSlicer(SLICE_MS),
-    authorization: credentialOf(input.headers) || undefined,
+    // A summarizer on the caller's upstream without a key of its own is called with the caller's credential.
+    authorization: input.caller.kind === 'credential' ? input.caller.credential : undefined,
     recordSummarizer: summarizerRecorder(deps, model, identity.tenant, input.log),
   };
 }
@@ -180,11 +180,7 @@ export async function prepareRequest<T, P extends ParsedRequest>(deps: PipelineD
     log.tokensIn = counted.tokensIn;
     return planUntouched(deps, input, counted, model ? deps.tokens.budgetFor(model, parsed.body, counted.toolsTokens) : undefined);
   }
-  const identity = identifyBy(input.caller, input.headers, () => format.opening(parsed, items), {
-    headers: deps.config.server.conversation_header,
-    secret: deps.secret,
-    route: format.items.route,
-  });
+  const identity = identifyBy(input.caller, input.conversation, () => format.opening(parsed, items), { secret: deps.secret, route: format.items.route });
   const record = prefetchRecord(deps, { ...input, model }, identity);
   const counted = await format.count(deps.tokens, parsed, model);
   log.tokensIn = counted.tokensIn;

@@ -1,7 +1,5 @@
-import { IncomingMessage } from 'node:http';
-import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import { admit, callerOf } from '../auth/caller.js';
+import { authenticate } from '../auth/caller.js';
 import { CredentialProofs } from '../auth/credential-proofs.js';
 import { TenantBudget } from '../background/tenant-budget.js';
 import { pinnedTask } from '../compaction/plan.js';
@@ -215,9 +213,7 @@ export async function startRequestPath(): Promise<RequestPath> {
         const tokensIn = perItem.reduce((x, y) => x + y, 3);
         return { counter, perItem, fixedTokens: 3, hashes: messages.map(messageHash), countItem: s.count, tokensIn, toolsTokens: 0, rawTools: 0, rawOut: () => tokensIn };
       };
-      const req = new IncomingMessage(new Socket());
-      req.headers = { authorization: 'Bearer sk-caller' };
-      admit(req, { anonymous: 'off' });
+      const caller = authenticate({ authorization: 'Bearer sk-caller' }, { anonymous: 'off' });
 
       return {
         async storeCheckpoint(messages, cp) {
@@ -238,7 +234,7 @@ export async function startRequestPath(): Promise<RequestPath> {
           const log = newRequestLog('POST', '/v1/chat/completions');
           const reasons = warnings.reasons.length;
           const callsBefore = sessionCalls.length;
-          const input = { caller: callerOf(req), headers: req.headers, model, signal: new AbortController().signal, log, bytes: 0, forwardedFirst };
+          const input = { caller, model, signal: new AbortController().signal, log, bytes: 0, forwardedFirst };
           // The route's budget rule, here without tools: the model's window was set to make it s.budget.
           const budget = resolveBudget(model, {}, 0);
           const plan = await planCompaction(deps, input, { items: messages, wire: chatWire, identity, counted: counted(messages), budget });

@@ -1,8 +1,7 @@
-import { IncomingMessage } from 'node:http';
-import { Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chatToolsTokens, responsesPromptTokens } from '../../../test/helpers/responses-tokens.js';
-import { admit, callerOf } from '../../auth/caller.js';
+import { authenticate } from '../../auth/caller.js';
+import { namedConversation } from '../../conversation/identify.js';
 import { createModelResolver, parseConfig } from '../../config/config.js';
 import { createLogger } from '../../observability/logger.js';
 import { newRequestLog } from '../../observability/request-log.js';
@@ -42,21 +41,17 @@ const OPENING: ResponseItem[] = [
   { role: 'user', content: 'Investigate INC-4411.' },
 ];
 
-/** A request as it leaves the door (auth/caller.ts), with the caller's credential. */
-function incoming(headers: Record<string, string> = {}): IncomingMessage {
-  const req = new IncomingMessage(new Socket());
-  req.headers = { authorization: 'Bearer sk-test', ...headers };
-  admit(req, { anonymous: 'off' });
-  return req;
+/** A request as it leaves the door (auth/caller.ts), with the caller's credential: who asked, and the conversation it names. */
+function incoming(extra: Record<string, string> = {}) {
+  const headers = { authorization: 'Bearer sk-test', ...extra };
+  return { caller: authenticate(headers, { anonymous: 'off' }), conversation: namedConversation(headers, config.server.conversation_header) };
 }
 
 async function prepare(body: ResponsesRequest, headers?: Record<string, string>) {
   const log = newRequestLog('POST', '/v1/responses');
   const raw = JSON.stringify(body);
-  const req = incoming(headers);
   const plan = await prepareRequest(runtime.pipeline, responsesFormat, {
-    caller: callerOf(req),
-    headers: req.headers,
+    ...incoming(headers),
     model: resolve(body.model),
     signal: new AbortController().signal,
     log,
@@ -145,10 +140,8 @@ describe('the Responses route before the engine', () => {
     const { log } = await prepare(request(OPENING), { 'x-conversation-id': 'shared-id' });
     const chat = newRequestLog('POST', '/v1/chat/completions');
     const body = { model: 'gpt-r', messages: [{ role: 'user', content: 'hi' }] };
-    const req = incoming({ 'x-conversation-id': 'shared-id' });
     const plan = await prepareRequest(runtime.pipeline, chatFormat, {
-      caller: callerOf(req),
-      headers: req.headers,
+      ...incoming({ 'x-conversation-id': 'shared-id' }),
       model: resolve('gpt-r'),
       signal: new AbortController().signal,
       log: chat,
