@@ -77,12 +77,22 @@ describe('checkDocs', () => {
     expect(checkDocs(dir, { configSchema: schema, errorCodes })).toEqual(['docs/configuration.md: config key `models[].match` is not documented']);
   });
 
+  it('reports a documented key the schema does not have, parents of keys aside', () => {
+    const dir = tree({ ...sound, 'docs/configuration.md': `${CONFIG_PAGE}\n| \`models\` | [] |\n| \`server.colour\` | blue |\n` });
+    expect(checkDocs(dir, { configSchema: schema, errorCodes })).toEqual(['docs/configuration.md: documents `server.colour`, which the config schema does not have']);
+  });
+
   it('reports an error code without a row, or with a row that gives another status', () => {
     const codes = [...errorCodes, { code: 'request_timeout', status: 408 }];
     expect(checkDocs(tree(sound), { configSchema: schema, errorCodes: codes })).toEqual(['docs/errors.md: error code `request_timeout` (408) has no row']);
     rmSync(root!, { recursive: true });
     const dir = tree({ ...sound, 'docs/errors.md': ERRORS_PAGE.replace('| 413 |', '| 400 |') });
     expect(checkDocs(dir, { configSchema: schema, errorCodes })).toEqual(['docs/errors.md: error code `body_too_large` (413) has no row']);
+  });
+
+  it('reports a documented error code that no error has', () => {
+    const dir = tree({ ...sound, 'docs/errors.md': `${ERRORS_PAGE}\n| \`too_slow\` | 408 | gone |\n` });
+    expect(checkDocs(dir, { configSchema: schema, errorCodes })).toEqual(['docs/errors.md: documents `too_slow`, which src/errors.ts does not have']);
   });
 
   it('reports a missing reference page', () => {

@@ -47,17 +47,30 @@ export function checkDocs(root: string, coverage: DocsCoverage): string[] {
   const configPage = coverage.configPage ?? 'docs/configuration.md';
   const config = readPage(root, configPage);
   if (config === undefined) problems.push(`${configPage}: missing (the configuration reference)`);
-  else for (const key of missingConfigKeys(configKeyPaths(coverage.configSchema), config)) problems.push(`${configPage}: config key \`${key}\` is not documented`);
+  else {
+    const keys = configKeyPaths(coverage.configSchema);
+    for (const key of missingConfigKeys(keys, config)) problems.push(`${configPage}: config key \`${key}\` is not documented`);
+    for (const key of unknownConfigKeys(keys, config)) problems.push(`${configPage}: documents \`${key}\`, which the config schema does not have`);
+  }
   const errorsPage = coverage.errorsPage ?? 'docs/errors.md';
   const errorTable = readPage(root, errorsPage);
   if (errorTable === undefined) problems.push(`${errorsPage}: missing (the error-code table)`);
-  else for (const { code, status } of missingErrorCodes(coverage.errorCodes, errorTable)) problems.push(`${errorsPage}: error code \`${code}\` (${status}) has no row`);
+  else {
+    for (const { code, status } of missingErrorCodes(coverage.errorCodes, errorTable)) problems.push(`${errorsPage}: error code \`${code}\` (${status}) has no row`);
+    for (const code of unknownErrorCodes(coverage.errorCodes, errorTable)) problems.push(`${errorsPage}: documents \`${code}\`, which src/errors.ts does not have`);
+  }
   return problems;
 }
 
 function readPage(root: string, page: string): string | undefined {
   const path = posix.join(root, page);
   return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+}
+
+/** The codes that rows of the page's table give (`` | `body_too_large` | 413 | ``) but no error has. */
+export function unknownErrorCodes(codes: { code: string }[], page: string): string[] {
+  const documented = page.split('\n').flatMap((line) => /^\|\s*`([a-z_]+)`\s*\|\s*\d{3}\s*\|/.exec(line)?.[1] ?? []);
+  return documented.filter((doc) => !codes.some(({ code }) => code === doc));
 }
 
 /** The codes without a table row of their own that gives their status: `` | `body_too_large` | 413 | … ``. */
@@ -187,6 +200,15 @@ export function configKeyPaths(schema: z.ZodType, prefix = ''): string[] {
 function nested(entry: z.ZodType, entryPrefix: string, prefix: string): string[] {
   const inner = configKeyPaths(entry, entryPrefix);
   return inner.length === 1 && inner[0] === entryPrefix ? [prefix] : inner;
+}
+
+/**
+ * The keys a reference table documents (a row whose first cell is one key as code) that are
+ * neither a key of the schema nor a parent of one (`clients` for `clients[].name`).
+ */
+export function unknownConfigKeys(keys: string[], reference: string): string[] {
+  const documented = reference.split('\n').flatMap((line) => /^\|\s*`([a-z_]+(?:\[\]|\.<name>|\.[a-z_]+)*)`\s*\|/.exec(line)?.[1] ?? []);
+  return documented.filter((doc) => !keys.some((key) => key === doc || key.startsWith(`${doc}.`) || key.startsWith(`${doc}[]`)));
 }
 
 /** The keys that the reference does not name as code (`` `models[].match` ``). */
