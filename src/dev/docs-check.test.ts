@@ -95,6 +95,12 @@ describe('checkDocs', () => {
     expect(checkDocs(dir, { configSchema: schema, errorCodes })).toEqual(['docs/errors.md: documents `too_slow`, which src/errors.ts does not have']);
   });
 
+  it('reports a README longer than the front page may be', () => {
+    const dir = tree({ ...sound, 'README.md': `${README}${'line\n'.repeat(10)}` });
+    expect(checkDocs(dir, { configSchema: schema, errorCodes, readmeMaxLines: 14 })).toEqual(['README.md: 15 lines, more than 14: move the reference into docs/']);
+    expect(checkDocs(dir, { configSchema: schema, errorCodes, readmeMaxLines: 15 })).toEqual([]);
+  });
+
   it('reports a missing reference page', () => {
     const dir = tree({ 'README.md': '# app\n' });
     expect(checkDocs(dir, { configSchema: schema, errorCodes })).toEqual([

@@ -20,6 +20,8 @@ export interface DocsCoverage {
   errorCodes: { code: string; status: number }[];
   configPage?: string;
   errorsPage?: string;
+  /** The front page stays a front page: the reference lives in docs/. */
+  readmeMaxLines?: number;
 }
 
 /** Every problem of the pages under `root`, one line each; empty when all is well. */
@@ -44,6 +46,10 @@ export function checkDocs(root: string, coverage: DocsCoverage): string[] {
       if (!existsSync(posix.join(root, path))) problems.push(`${page}: \`${path}\` does not exist`);
     }
   }
+  const readme = readPage(root, 'README.md');
+  const readmeLines = readme === undefined ? 0 : readme.replace(/\n$/, '').split('\n').length;
+  const readmeMaxLines = coverage.readmeMaxLines ?? 300;
+  if (readmeLines > readmeMaxLines) problems.push(`README.md: ${readmeLines} lines, more than ${readmeMaxLines}: move the reference into docs/`);
   const configPage = coverage.configPage ?? 'docs/configuration.md';
   const config = readPage(root, configPage);
   if (config === undefined) problems.push(`${configPage}: missing (the configuration reference)`);
