@@ -25,6 +25,20 @@ export const upstreamSchema = z
   })
   .strict();
 
+const price = z.number().min(0);
+
+// List prices per million tokens, in whatever currency the operator bills in (recap only multiplies).
+export const pricingSchema = z
+  .object({
+    input: price,
+    // Absent: the provider gives no discount on cached input (priced as input).
+    cached_input: price.optional(),
+    // Absent: writing to the cache costs what input costs (OpenAI); Anthropic charges more.
+    cache_write: price.optional(),
+    output: price,
+  })
+  .strict();
+
 export const summarizerSchema = z
   .object({
     model: z.string().min(1),
@@ -34,6 +48,8 @@ export const summarizerSchema = z
     max_input_tokens: positiveInt.default(64_000),
     // Reasoning models (o-series, gpt-5) take max_completion_tokens; many compatible servers only max_tokens.
     token_limit_field: z.enum(['max_tokens', 'max_completion_tokens']).default('max_tokens'),
+    // The summarizer's prices, when its model has no models[] entry with its own (compaction/cost.ts).
+    pricing: pricingSchema.optional(),
   })
   .strict();
 
@@ -107,6 +123,8 @@ export const modelSchema = z
     calibrate: z.boolean().optional(),
     compaction: compactionSchema.default(compactionSchema.parse({ strategy: 'off' })),
     recall: recallSchema.default(recallSchema.parse({})),
+    // With prices, compaction is planned by cost (DESIGN rule 14; compaction/cost.ts) and requests report what they cost.
+    pricing: pricingSchema.optional(),
   })
   .strict();
 
@@ -281,5 +299,6 @@ export type ModelConfig = z.infer<typeof modelSchema>;
 export type CompactionConfig = z.infer<typeof compactionSchema>;
 export type RecallConfig = z.infer<typeof recallSchema>;
 export type StoreConfig = z.infer<typeof storeSchema>;
+export type PricingConfig = z.infer<typeof pricingSchema>;
 export type ClientConfig = z.infer<typeof clientSchema>;
 export type EventsConfig = z.infer<typeof eventsSchema>;

@@ -9,6 +9,8 @@ import type { ConversationEvent } from '../store/event-log.js';
 export const EVENT_MODEL_MAX_CHARS = 128;
 
 const round2 = (ms: number) => Math.round(ms * 100) / 100;
+// Money to a millionth of the currency unit: a request's cost is often a fraction of a cent.
+const money = (v: number) => Math.round(v * 1e6) / 1e6;
 
 export function eventFromLog(log: RequestLog, route: ConversationEvent['route'], at: number, durationMs: number): ConversationEvent {
   const event: ConversationEvent = {
@@ -32,5 +34,14 @@ export function eventFromLog(log: RequestLog, route: ConversationEvent['route'],
   if (log.budget !== undefined) event.budget = log.budget;
   if (log.outcome !== undefined) event.outcome = log.outcome;
   if (log.error !== undefined) event.error = log.error;
+  if (log.cost !== undefined) event.cost = money(log.cost);
+  if (log.costSaved !== undefined) event.cost_saved = money(log.costSaved);
+  if (log.projectedCost !== undefined) event.projected_cost = money(log.projectedCost);
+  if (log.cachedTokens !== undefined) event.cached_tokens = log.cachedTokens;
+  if (log.cacheWriteTokens !== undefined) event.cache_write_tokens = log.cacheWriteTokens;
+  if (log.costDecision !== undefined) {
+    const d = log.costDecision;
+    event.cost_decision = { saves: money(d.saves), costs: money(d.costs), calls: Math.round(d.calls), verdict: d.verdict };
+  }
   return event;
 }

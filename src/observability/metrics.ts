@@ -45,6 +45,16 @@ export function createMetrics() {
       help: 'Audit mode: tokens_in minus the tokens recap would have forwarded',
       labelNames: ['model'],
     }),
+    // Money, in the currency of the models' `pricing` (only models with prices count).
+    cachedTokens: new Counter({ ...r, name: 'recap_cached_tokens_total', help: 'Prompt tokens the upstream reported read from its cache', labelNames: ['model'] }),
+    cost: new Counter({ ...r, name: 'recap_cost_total', help: 'What requests cost at the configured prices: upstream usage and summarizer calls', labelNames: ['model'] }),
+    // A gauge: a turn whose compaction re-reads the new view uncached can cost more than it saves yet.
+    costSaved: new Gauge({
+      ...r,
+      name: 'recap_cost_saved_total',
+      help: 'What sending the clients whole requests would have cost minus what recap spent (may go down)',
+      labelNames: ['model'],
+    }),
     auditActions: new Counter({ ...r, name: 'recap_audit_actions_total', help: 'Audit-mode requests by x-recap-audit', labelNames: ['model', 'audit'] }),
     unmatchedModels: new Counter({
       ...r,

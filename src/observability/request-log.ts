@@ -12,6 +12,16 @@ export interface EventTarget {
   vouched: boolean;
 }
 
+/** "compacted: saves ~X, costs ~Y" (X over the calls expected before the next compaction), or why not. */
+export interface CostDecisionLog {
+  saves: number;
+  costs: number;
+  /** Calls the saving is counted over. */
+  calls: number;
+  /** `window`: compacted because the view would not fit, whatever it cost. */
+  verdict: 'pays' | 'does_not_pay' | 'window';
+}
+
 /** What one request leaves behind in its log line and metrics; filled in along the path. */
 export interface RequestLog {
   startedAt: number;
@@ -32,6 +42,18 @@ export interface RequestLog {
   /** Summarizer calls made for this request, and their tokens (in and out). */
   summarizerCalls?: number;
   summarizerTokens?: number;
+  /** What the summarizer calls of this request cost (models with `pricing`). */
+  summarizerCost?: number;
+  /** The upstream's usage: prompt tokens it read from its cache, and wrote to it. */
+  cachedTokens?: number;
+  cacheWriteTokens?: number;
+  /** Models with `pricing`: what the request cost (summarizer included) and what it saved against sending everything (pricing/request-cost.ts). */
+  cost?: number;
+  costSaved?: number;
+  /** Audit mode: what recap's view would have cost. */
+  projectedCost?: number;
+  /** The cost model's figures for a compaction considered on this request (compaction/cost.ts). */
+  costDecision?: CostDecisionLog;
   /** recap_recall calls answered inside this request's reply. */
   recalls?: number;
   /** x-recap-audit, on a model in audit mode. */

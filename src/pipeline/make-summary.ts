@@ -32,9 +32,16 @@ export interface SummaryRequest {
   signal?: AbortSignal;
 }
 
+/** What the summarizer calls used, split as providers bill it (prompt includes cached). */
+export interface SummarizerUsage {
+  prompt: number;
+  cached: number;
+  output: number;
+}
+
 export type SummaryResult =
-  | { ok: true; text: string; summarizerTokens: number; calls: number; ledger?: LedgerCounts }
-  | { ok: false; reason: SummarizerFailure; calls: number; summarizerTokens: number };
+  | { ok: true; text: string; summarizerTokens: number; calls: number; ledger?: LedgerCounts; usage?: SummarizerUsage }
+  | { ok: false; reason: SummarizerFailure; calls: number; summarizerTokens: number; usage?: SummarizerUsage };
 
 export async function makeSummary(req: SummaryRequest): Promise<SummaryResult> {
   if (req.strategy === 'window') return { ok: true, text: req.previous ?? '', summarizerTokens: 0, calls: 0 };
@@ -89,6 +96,7 @@ async function summarizeSpan(req: SummaryRequest, maxTokens: number): Promise<Su
   const chunks = req.evictedTokens <= room ? [entries.join('\n')] : await chunkTranscript(entries, room, req.countText, pause);
   let calls = 0;
   let tokens = 0;
+  const usage: SummarizerUsage = { prompt: 0, cached: 0, output: 0 };
   try {
     const text = await summarizeInChunks(
       chunks,
@@ -105,15 +113,20 @@ async function summarizeSpan(req: SummaryRequest, maxTokens: number): Promise<Su
           authorization: req.authorization,
           signal: req.signal,
         });
-        tokens += (reply.promptTokens ?? req.countText(messages.map((m) => m.content).join('\n'))) + (reply.completionTokens ?? req.countText(reply.text));
+        const prompt = reply.promptTokens ?? req.countText(messages.map((m) => m.content).join('\n'));
+        const output = reply.completionTokens ?? req.countText(reply.text);
+        tokens += prompt + output;
+        usage.prompt += prompt;
+        usage.cached += reply.cachedTokens ?? 0;
+        usage.output += output;
         return reply.text;
       },
       { maxTokens, promptOverride: req.compaction.prompt, openingTask: req.openingTask !== undefined },
     );
-    if (!text) return { ok: false, reason: 'empty', calls, summarizerTokens: tokens };
-    return { ok: true, text, summarizerTokens: tokens, calls };
+    if (!text) return { ok: false, reason: 'empty', calls, summarizerTokens: tokens, usage };
+    return { ok: true, text, summarizerTokens: tokens, calls, usage };
   } catch (err) {
     const reason = err instanceof SummarizerError ? err.reason : 'error';
-    return { ok: false, reason, calls, summarizerTokens: tokens };
+    return { ok: false, reason, calls, summarizerTokens: tokens, usage };
   }
 }

@@ -9,6 +9,9 @@ import { auditActionOf } from './audit.js';
 import type { Decision } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import type { StepContext } from './step-context.js';
+import { newestTurnTokens } from '../compaction/cost.js';
+import type { UsageReport } from '../tokens/usage.js';
+import { priceRequest } from './price-request.js';
 import { calibrates } from './token-service.js';
 import { observeUsage } from './usage-observer.js';
 
@@ -20,8 +23,8 @@ import { observeUsage } from './usage-observer.js';
 
 export interface ResponseObserver {
   onChunk(chunk: Buffer): void;
-  /** The prompt tokens the upstream reported, once the body has passed. */
-  promptTokens(): number | undefined;
+  /** The usage the upstream reported, once the body has passed. */
+  usage(): UsageReport | undefined;
 }
 
 export interface RoutePlan<T> {
@@ -116,8 +119,8 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
     recall,
     headers,
     observe(status, responseHeaders) {
-      // Only models that calibrate need the reported usage; the others skip reading the reply.
-      return model && calibrates(model) ? observeUsage(status, responseHeaders) : undefined;
+      // Only models that calibrate or have prices need the reported usage; the others skip reading the reply.
+      return model && (calibrates(model) || model.pricing) ? observeUsage(status, responseHeaders) : undefined;
     },
     async afterSuccess(status, observer) {
       // Only a 2xx shows the upstream served this caller: after a 401 (a junk key), a 429 or a 5xx
@@ -132,8 +135,19 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
         for (const cp of decision.confirm) await deps.records.confirm(key, cp, compaction.a.links);
         await release();
       }
-      const reported = observer?.promptTokens();
-      if (model && reported !== undefined) deps.tokens.observe(model, tokens.rawOut(view) + (recall?.rawToolTokens ?? 0), reported);
+      const usage = observer?.usage();
+      const sentRaw = tokens.rawOut(view) + (recall?.rawToolTokens ?? 0);
+      if (model && usage !== undefined && calibrates(model)) deps.tokens.observe(model, sentRaw, usage.promptTokens);
+      if (model && usage !== undefined) {
+        const layout = compaction?.a.layout;
+        priceRequest(deps.metrics, log, model, usage, {
+          clientTokens: tokens.tokensIn,
+          sentTokens: tokensOut,
+          newTokens: layout ? newestTurnTokens(layout) : tokens.tokensIn,
+          asSent: view === null,
+          ...(audit && layout ? { projected: { tokens: planned, stable: decision?.action === 'compacted' ? layout.fixedTokens : planned - newestTurnTokens(layout) } } : {}),
+        });
+      }
       if (ok && compaction) deps.background.consider(compaction.ctx, compaction.a, compaction.decision, compaction.budget, compaction.bytes);
     },
     abandon: takeBack,

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { createSseUsageSniffer, usageFromJson } from '../tokens/usage.js';
+import { createSseUsageSniffer, usageReportFromJson } from '../tokens/usage.js';
 import type { ResponseObserver } from './route-plan.js';
 
-// Reads `usage.prompt_tokens` off a response as it passes to the client, for calibration. It only
+// Reads the usage off a response as it passes to the client, for calibration and pricing. It only
 // looks at the chunks; they go to the client untouched and unbuffered.
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
@@ -12,7 +12,7 @@ export function observeUsage(status: number, headers: IncomingHttpHeaders): Resp
   const type = String(headers['content-type'] ?? '');
   if (type.includes('text/event-stream')) {
     const sniffer = createSseUsageSniffer();
-    return { onChunk: (chunk) => sniffer.feed(chunk), promptTokens: () => sniffer.promptTokens };
+    return { onChunk: (chunk) => sniffer.feed(chunk), usage: () => sniffer.report };
   }
   if (type.includes('json')) {
     const chunks: Buffer[] = [];
@@ -22,7 +22,7 @@ export function observeUsage(status: number, headers: IncomingHttpHeaders): Resp
         size += chunk.length;
         if (size <= MAX_JSON_BYTES) chunks.push(chunk);
       },
-      promptTokens: () => (size <= MAX_JSON_BYTES ? usageFromJson(Buffer.concat(chunks)) : undefined),
+      usage: () => (size <= MAX_JSON_BYTES ? usageReportFromJson(Buffer.concat(chunks)) : undefined),
     };
   }
   return undefined;

@@ -35,6 +35,17 @@ export interface ConversationEvent {
   recalls: number;
   latency_ms: number;
   status: number;
+  /** Models with `pricing` (currency of the prices): what the request cost, summarizer included. */
+  cost?: number;
+  /** What sending the client's whole request would have cost, minus `cost` (pricing/request-cost.ts). */
+  cost_saved?: number;
+  /** Audit mode: what recap's view would have cost. */
+  projected_cost?: number;
+  /** Prompt tokens the upstream read from its cache (and wrote to it, where it reports that). */
+  cached_tokens?: number;
+  cache_write_tokens?: number;
+  /** The cost model's figures for a compaction it weighed: saves ~X over `calls` calls, costs ~Y. */
+  cost_decision?: { saves: number; costs: number; calls: number; verdict: string };
   outcome?: string;
   error?: string;
 }

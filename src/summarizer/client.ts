@@ -32,6 +32,8 @@ export interface SummarizerReply {
   text: string;
   promptTokens?: number;
   completionTokens?: number;
+  /** Of promptTokens, those the provider read from its cache. */
+  cachedTokens?: number;
 }
 
 export type Summarizer = (call: SummarizerCall) => Promise<SummarizerReply>;
@@ -60,7 +62,7 @@ export function createSummarizer(upstreams: UpstreamRegistry): Summarizer {
       if (res.statusCode < 200 || res.statusCode >= 300) throw new SummarizerError('error', `summarizer answered ${res.statusCode}: ${text.slice(0, 200)}`);
       const reply = readSummarizerReply(text);
       if (!reply.ok) throw new SummarizerError(reply.reason, reply.detail);
-      return { text: reply.text, promptTokens: reply.promptTokens, completionTokens: reply.completionTokens };
+      return { text: reply.text, promptTokens: reply.promptTokens, completionTokens: reply.completionTokens, cachedTokens: reply.cachedTokens };
     } catch (err) {
       if (err instanceof SummarizerError) throw err;
       if (timeout.aborted) throw new SummarizerError('timeout', `summarizer timed out after ${call.timeoutMs} ms`);

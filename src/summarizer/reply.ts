@@ -1,3 +1,5 @@
+import { usageReportOf } from '../tokens/usage.js';
+
 // A summarizer's reply, read strictly: only a chat completion that finished on its own with text
 // is a summary. A 200 can still carry an error object, a refusal, a cut-off text
 // (`finish_reason: "length"`) or a filtered one; storing any of those as the conversation's
@@ -5,7 +7,9 @@
 
 export type SummarizerFailure = 'error' | 'timeout' | 'empty' | 'aborted' | 'truncated' | 'refused';
 
-export type ReadReply = { ok: true; text: string; promptTokens?: number; completionTokens?: number } | { ok: false; reason: SummarizerFailure; detail: string };
+export type ReadReply =
+  | { ok: true; text: string; promptTokens?: number; completionTokens?: number; cachedTokens?: number }
+  | { ok: false; reason: SummarizerFailure; detail: string };
 
 interface Completion {
   error?: unknown;
@@ -31,5 +35,7 @@ export function readSummarizerReply(body: string): ReadReply {
   const content = choice?.message?.content;
   const text = typeof content === 'string' ? content.trim() : '';
   if (!text) return { ok: false, reason: 'empty', detail: 'summarizer returned no text' };
-  return { ok: true, text, promptTokens: json.usage?.prompt_tokens, completionTokens: json.usage?.completion_tokens };
+  // Cached input is billed apart (a summarizer call that shares the conversation's cached prefix).
+  const cachedTokens = usageReportOf(json)?.cachedTokens;
+  return { ok: true, text, promptTokens: json.usage?.prompt_tokens, completionTokens: json.usage?.completion_tokens, ...(cachedTokens === undefined ? {} : { cachedTokens }) };
 }
