@@ -6,6 +6,7 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 export interface ChatReplyPlan {
@@ -18,12 +19,15 @@ export interface ChatReplyPlan {
   toolCalls: { id: string; name: string; arguments: string }[];
   finishReason: string;
   promptTokens: number;
+  /** Reported as prompt_tokens_details.cached_tokens when set. */
+  cachedTokens?: number | undefined;
 }
 
 export interface PlanContext {
   id: string;
   model: string;
   promptTokens: number;
+  cachedTokens?: number | undefined;
   /** Used when the scripted reply says nothing about content or tool calls; lazy, summaries cost work. */
   fallback: () => ScriptedReply;
 }
@@ -62,6 +66,7 @@ export function planChatReply(reply: ScriptedReply, ctx: PlanContext): ChatReply
     toolCalls,
     finishReason: reply.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
     promptTokens: ctx.promptTokens,
+    cachedTokens: ctx.cachedTokens,
   };
 }
 
@@ -73,7 +78,9 @@ export function tokensOfChars(chars: number): number {
 export function usageOf(plan: ChatReplyPlan): Usage {
   const outputChars = (plan.content ?? '').length + plan.toolCalls.reduce((n, c) => n + c.name.length + c.arguments.length, 0);
   const completion = Math.max(1, tokensOfChars(outputChars));
-  return { prompt_tokens: plan.promptTokens, completion_tokens: completion, total_tokens: plan.promptTokens + completion };
+  const usage: Usage = { prompt_tokens: plan.promptTokens, completion_tokens: completion, total_tokens: plan.promptTokens + completion };
+  if (plan.cachedTokens !== undefined) usage.prompt_tokens_details = { cached_tokens: plan.cachedTokens };
+  return usage;
 }
 
 export function completionBody(plan: ChatReplyPlan, withUsage: boolean): object {

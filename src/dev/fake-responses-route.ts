@@ -16,10 +16,12 @@ export async function sendResponse(x: Exchange, status: number, headers: Record<
   const request = x.record.json;
   const problem = inputProblem(request);
   if (problem !== null) return sendBody(x, 400, headers, problem);
+  const inputTokens = x.options().promptTokens?.(x.record) ?? estimatedInputTokens(request);
   const plan = planResponse(x.reply, {
     id: `fake${x.serial}`,
     request,
-    inputTokens: x.options().promptTokens?.(x.record) ?? estimatedInputTokens(request),
+    inputTokens,
+    cachedTokens: x.options().cachedTokens?.(x.record, inputTokens),
     fallback: () => defaultChatReply(chatViewOf(request)),
   });
   if (request.stream !== true) return sendBody(x, status, headers, responseObject(plan, true));

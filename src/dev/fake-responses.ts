@@ -34,6 +34,7 @@ export interface ResponsePlanContext {
   id: string;
   request: any;
   inputTokens: number;
+  cachedTokens?: number | undefined;
   fallback: () => ScriptedReply;
 }
 
@@ -62,7 +63,7 @@ export function planResponse(reply: ScriptedReply, ctx: ResponsePlanContext): Re
     items,
     status: incompleteReason === null ? 'completed' : 'incomplete',
     incompleteReason,
-    usage: reply.usage === false ? null : usageOf(items, ctx.inputTokens),
+    usage: reply.usage === false ? null : usageOf(items, ctx.inputTokens, ctx.cachedTokens ?? 0),
   };
 }
 
@@ -122,7 +123,7 @@ export function responseObject(plan: ResponsePlan, finished: boolean): object {
   };
 }
 
-function usageOf(items: PlannedItem[], inputTokens: number): ResponseUsage {
+function usageOf(items: PlannedItem[], inputTokens: number, cachedTokens: number): ResponseUsage {
   let chars = 0;
   let reasoningTokens = 0;
   for (const item of items) {
@@ -134,7 +135,7 @@ function usageOf(items: PlannedItem[], inputTokens: number): ResponseUsage {
   const output = Math.max(1, tokensOfChars(chars)) + reasoningTokens;
   return {
     input_tokens: inputTokens,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: cachedTokens },
     output_tokens: output,
     output_tokens_details: { reasoning_tokens: reasoningTokens },
     total_tokens: inputTokens + output,

@@ -35,10 +35,12 @@ export async function respond(x: Exchange): Promise<void> {
 async function sendChat(x: Exchange, status: number, headers: Record<string, string>): Promise<void> {
   const request = x.record.json;
   const options = x.options();
+  const promptTokens = options.promptTokens?.(x.record) ?? Math.ceil(stringifyJson(request.messages ?? []).length / 4);
   const plan = planChatReply(x.reply, {
     id: `fake${x.serial}`,
     model: typeof request.model === 'string' ? request.model : 'fake-model',
-    promptTokens: options.promptTokens?.(x.record) ?? Math.ceil(stringifyJson(request.messages ?? []).length / 4),
+    promptTokens,
+    cachedTokens: options.cachedTokens?.(x.record, promptTokens),
     fallback: () => (x.isSummarizerCall ? { content: extractiveSummary(request, { lossy: options.lossySummarizer }) } : defaultChatReply(request)),
   });
   if (request.stream !== true) return sendBody(x, status, headers, completionBody(plan, x.reply.usage ?? true));

@@ -38,6 +38,12 @@ export interface FakeUpstreamOptions {
    * ceil(JSON(messages).length / 4), or ceil(JSON([instructions, input]).length / 4).
    */
   promptTokens?: (req: RecordedRequest) => number;
+  /**
+   * Of those, the tokens to report read from the provider's prompt cache (chat
+   * `prompt_tokens_details.cached_tokens`, Responses `input_tokens_details.cached_tokens`), e.g.
+   * from a simulated cache (prompt-cache.ts); default: chat reports no details, Responses 0.
+   */
+  cachedTokens?: (req: RecordedRequest, promptTokens: number) => number;
   /** Keep only the newest N recorded requests (and their sent bytes); default unlimited. */
   maxRecorded?: number;
 }

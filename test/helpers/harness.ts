@@ -36,6 +36,7 @@ export interface ModelOptions {
   encoding?: string;
   compaction?: Record<string, unknown>;
   recall?: Record<string, unknown>;
+  pricing?: Record<string, number>;
 }
 
 /** A config pointing at the fake upstream; YAML-equivalent JSON through the real validation. */
