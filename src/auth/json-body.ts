@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { errors, RecapError } from '../errors.js';
-import { parseJsonBody } from '../json/body.js';
+import { parseJsonBody } from '../body/json-body.js';
 import { isModelKey, namedModels } from './named-models.js';
 
 // A body that is not a form, of a client restricted by `models`: read as JSON whatever its declared

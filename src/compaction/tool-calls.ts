@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../messages/types.js';
-import { stringifyJson } from '../json/stringify.js';
+import { stringifyJson } from '../body/stringify.js';
 
 // The calls an assistant message makes, read defensively: recap checks only `role` on incoming
 // messages, and a malformed `tool_calls` must reach the upstream to be rejected there, not crash

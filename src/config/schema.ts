@@ -195,7 +195,7 @@ export const tokensSchema = z
     cache_max_entries: positiveInt.default(100_000),
     cache_max_bytes: positiveInt.default(64 * 1024 * 1024),
     // The conversation items parsed lately, kept so that a request parses, hashes and counts only
-    // what is new in it (seen/seen-items.ts); 0 turns it off.
+    // what is new in it (body/seen-items.ts); 0 turns it off.
     memo_max_bytes: z
       .number()
       .int()

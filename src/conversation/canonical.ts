@@ -1,6 +1,6 @@
 import { createHash, hash } from 'node:crypto';
 import { isLowSurrogate } from '../compaction/text.js';
-import { stringifyJson, stringifyJsonSliced } from '../json/stringify.js';
+import { stringifyJson, stringifyJsonSliced } from '../body/stringify.js';
 import type { ChatMessage } from '../messages/types.js';
 import type { Pause } from '../slicing/slicer.js';
 
@@ -16,7 +16,7 @@ export function isEmpty(v: unknown): boolean {
 
 /**
  * The canonical JSON of a value: keys sorted, null and absent members dropped, so equal meaning
- * gives equal text. Written without recursion (json/stringify.ts): a client may nest a content
+ * gives equal text. Written without recursion (body/stringify.ts): a client may nest a content
  * part or tool-call arguments thousands of levels deep.
  */
 const CANONICAL = { sortKeys: true, dropNulls: true };
@@ -81,7 +81,7 @@ function fieldPieces(value: string | string[]): string[] {
 
 // Hashes worked out already, by message object: recap never changes a message it parsed (the
 // engine makes new objects for what it changes), and one object comes back with every request that
-// sends its bytes (seen/seen-items.ts), so a message is hashed once, not once per request. A big
+// sends its bytes (body/seen-items.ts), so a message is hashed once, not once per request. A big
 // structured one is hashed ahead of the request path, in slices (primeMessageHash). Dropped with
 // the message.
 const known = new WeakMap<ChatMessage, string>();
@@ -146,7 +146,7 @@ function* hashChunks(piece: string): Generator<string> {
 }
 
 // The link after an item, per item object with the link before it: a resent history comes back as
-// the same objects (seen/seen-items.ts), and chains without hashing again.
+// the same objects (body/seen-items.ts), and chains without hashing again.
 const linkAfter = new WeakMap<object, { prev: string; link: string }>();
 
 /**

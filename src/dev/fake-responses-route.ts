@@ -8,7 +8,7 @@ import { responseEvents } from './fake-responses-stream.js';
 import { chatViewOf } from './fake-responses-view.js';
 import { type Exchange, sendBody } from './fake-send.js';
 import { startEventStream, writeEvents } from './fake-sse.js';
-import { stringifyJson } from '../json/stringify.js';
+import { stringifyJson } from '../body/stringify.js';
 
 export const RESPONSES_PATH = '/v1/responses';
 

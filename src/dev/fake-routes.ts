@@ -8,7 +8,7 @@ import { pathOf } from './fake-script.js';
 import { type Exchange, sendBody } from './fake-send.js';
 import { startEventStream, writeEvents } from './fake-sse.js';
 import { extractiveSummary } from './fake-summary.js';
-import { stringifyJson } from '../json/stringify.js';
+import { stringifyJson } from '../body/stringify.js';
 
 export const CHAT_PATH = '/v1/chat/completions';
 const MODELS_PATH = '/v1/models';

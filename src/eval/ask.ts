@@ -1,4 +1,4 @@
-import { stringifyJson } from '../json/stringify.js';
+import { stringifyJson } from '../body/stringify.js';
 
 // The HTTP calls `recap eval` makes, as any client would: chat completions through recap or
 // straight to the upstream, and the inspection endpoint. A non-2xx answer becomes an error that

@@ -12,7 +12,7 @@ import type { RoutePlan } from '../pipeline/route-plan.js';
 import { recallTurn } from '../recall/hops.js';
 import { recallReply } from '../recall/reply.js';
 import type { AppDeps } from '../runtime/deps.js';
-import { matchOnArrival } from '../seen/items-on-arrival.js';
+import { matchOnArrival } from '../body/items-on-arrival.js';
 import { createSlicer, SLICE_MS } from '../slicing/slicer.js';
 import type { Upstream } from '../upstream/client.js';
 import { upstreamRequestHeaders } from '../upstream/headers.js';

@@ -119,7 +119,7 @@ export function createMetrics() {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-/** Reports the size of the cache of seen items (seen/seen-items.ts) on every scrape. */
+/** Reports the size of the cache of seen items (body/seen-items.ts) on every scrape. */
 export function watchSeenItems(metrics: Metrics, seen: { readonly bytes: number; readonly entries: number }): void {
   const r = { registers: [metrics.registry] };
   new Gauge({

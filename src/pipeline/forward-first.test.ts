@@ -4,7 +4,7 @@ import { chatPromptBound } from '../wire/chat/forward-bound.js';
 import { type ChatBody, readChatRequest } from '../wire/chat/parse-request.js';
 import { parseConfig } from '../config/config.js';
 import { RECALL_TOOL_MAX_TOKENS } from '../recall/tool.js';
-import { createSeenItems } from '../seen/seen-items.js';
+import { createSeenItems } from '../body/seen-items.js';
 import { noPause } from '../slicing/slicer.js';
 import { resolveBudget } from '../tokens/budget.js';
 import { createTokenCounter, type TokenCounter } from '../tokens/counter.js';

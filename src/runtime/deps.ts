@@ -5,7 +5,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { PipelineDeps } from '../pipeline/pipeline-deps.js';
 import type { Records } from '../pipeline/records.js';
 import type { TokenService } from '../pipeline/token-service.js';
-import type { SeenItems } from '../seen/seen-items.js';
+import type { SeenItems } from '../body/seen-items.js';
 import type { UpstreamRegistry } from '../upstream/client.js';
 
 export interface ModelRoute {

@@ -11,7 +11,7 @@ import { type BackgroundCompactor, createBackgroundCompactor } from '../pipeline
 import type { PipelineDeps } from '../pipeline/pipeline-deps.js';
 import { createRecords, type Records } from '../pipeline/records.js';
 import { createTokenService, type TokenService } from '../pipeline/token-service.js';
-import { createSeenItems, type SeenItems } from '../seen/seen-items.js';
+import { createSeenItems, type SeenItems } from '../body/seen-items.js';
 import { createStore } from '../store/create-store.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { createSummarizer } from '../summarizer/client.js';

@@ -80,7 +80,7 @@ export function createTokenCounter({ encoding, cache }: TokenCounterOptions): To
   const cached = (key: string | undefined): number | undefined => (key === undefined ? undefined : cache?.get(key));
 
   // Per message object too: a message seen before comes back as the same object with every request
-  // that sends its bytes (seen/seen-items.ts), and costs a WeakMap lookup then, not a cache key.
+  // that sends its bytes (body/seen-items.ts), and costs a WeakMap lookup then, not a cache key.
   const counted = new WeakMap<ChatMessage, number>();
   const countOf = (m: ChatMessage, tokens: number): number => {
     counted.set(m, tokens);

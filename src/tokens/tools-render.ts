@@ -22,7 +22,7 @@ export interface FunctionDefinition {
   parameters?: unknown;
 }
 
-import { stringifyJson } from '../json/stringify.js';
+import { stringifyJson } from '../body/stringify.js';
 
 type Schema = Record<string, unknown>;
 

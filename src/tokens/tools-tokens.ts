@@ -1,5 +1,5 @@
 import type { ChatRequest } from '../messages/types.js';
-import { stringifyJson } from '../json/stringify.js';
+import { stringifyJson } from '../body/stringify.js';
 import type { TextTokenizer } from './encodings.js';
 import { renderFunctionNamespace, type FunctionDefinition } from './tools-render.js';
 
@@ -116,7 +116,7 @@ function definitionsTokens(req: ChatRequest, tokenizer: TextTokenizer): Definiti
 }
 
 // Per tokenizer and `tools` array object, when there are no legacy `functions`: the same `tools`
-// comes back as the same object with every request that sends its bytes (seen/seen-items.ts), and
+// comes back as the same object with every request that sends its bytes (body/seen-items.ts), and
 // rendering and tokenizing five tools took ~1 ms per request.
 const byTools = new WeakMap<TextTokenizer, WeakMap<object, Definitions>>();
 

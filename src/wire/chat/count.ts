@@ -9,7 +9,7 @@ import type { CountedItems, ItemCounters } from '../format.js';
 
 // Hashing a large body takes a few milliseconds; in slices, the event loop keeps moving (and
 // keeps writing a request that was forwarded first) while it runs. A message seen before
-// (seen/seen-items.ts) has its hash already.
+// (body/seen-items.ts) has its hash already.
 const HASH_SLICE_MS = 0.5;
 
 async function hashMessages(messages: readonly ChatMessage[]): Promise<string[]> {

@@ -6,7 +6,7 @@ import type { ChatBody } from './parse-request.js';
 
 // Upper bounds of a chat request's prompt tokens for forward-first.ts, worked out without counting
 // anything new. A message this process counted before (the same object comes back for the same
-// bytes, seen/seen-items.ts) counts exactly; any other is bounded by its bytes: every token covers
+// bytes, body/seen-items.ts) counts exactly; any other is bounded by its bytes: every token covers
 // at least one byte of text, and the JSON around a message is longer than the tokens OpenAI's
 // framing adds, so a text-only message never has more tokens than its bytes. Images, audio and
 // files cost more tokens than bytes, so a request with such a message not counted before has no

@@ -1,16 +1,16 @@
 import { primeMessageHash } from '../../conversation/canonical.js';
 import { errors } from '../../errors.js';
-import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../../json/body.js';
+import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../../body/json-body.js';
 import type { ChatRequest } from '../../messages/types.js';
-import type { ItemsOnArrival } from '../../seen/items-on-arrival.js';
-import { oncePerItem } from '../../seen/once-per-item.js';
-import type { SeenItems } from '../../seen/seen-items.js';
+import type { ItemsOnArrival } from '../../body/items-on-arrival.js';
+import { oncePerItem } from '../../body/once-per-item.js';
+import type { SeenItems } from '../../body/seen-items.js';
 import type { Pause } from '../../slicing/slicer.js';
 import { messageShapeProblem } from './message-shape.js';
 
 // Parses and checks the few fields recap relies on; everything else is the upstream's business
 // and is forwarded as the client sent it. The top-level members' byte spans come along, so that a
-// rewritten request replaces only the bytes of `messages` (json/splice.ts).
+// rewritten request replaces only the bytes of `messages` (body/splice.ts).
 
 /** A parsed chat body and where its top-level members sit in the client's bytes. */
 export interface ChatBody extends JsonBody {
@@ -20,7 +20,7 @@ export interface ChatBody extends JsonBody {
 // The top-level keys whose value changes what recap does with a chat request.
 const KEYS_RECAP_READS = new Set(['model', 'messages', 'max_tokens', 'max_completion_tokens', 'tools', 'functions', 'response_format']);
 
-// Once per message object: a message seen before comes back as the same object (seen/seen-items.ts).
+// Once per message object: a message seen before comes back as the same object (body/seen-items.ts).
 const shapeProblemOf = oncePerItem(messageShapeProblem);
 
 function checkRequest(body: unknown): ChatRequest {

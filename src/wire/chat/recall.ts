@@ -1,4 +1,4 @@
-import { replaceDocumentMembers, spliceArray } from '../../json/splice.js';
+import { replaceDocumentMembers, spliceArray } from '../../body/splice.js';
 import type { ChatMessage, ToolCall } from '../../messages/types.js';
 import { isObj, type Obj } from '../../recall/json-object.js';
 import { CHAT_RECALL_TOOL_JSON, RECALL_TOOL_NAME } from '../../recall/tool.js';

@@ -2,7 +2,7 @@ import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { ModelConfig } from '../../config/config.js';
 import { jsonItemHash } from '../../conversation/canonical.js';
 import type { ChatMessage } from '../../messages/types.js';
-import { oncePerItem } from '../../seen/once-per-item.js';
+import { oncePerItem } from '../../body/once-per-item.js';
 import type { TokenCounter } from '../../tokens/counter.js';
 import type { CountedItems, ItemCounters } from '../format.js';
 import { asChatMessage } from './items.js';

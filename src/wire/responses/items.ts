@@ -1,9 +1,9 @@
 import { clearedStubText } from '../../compaction/clearing.js';
 import type { NeutralItem } from '../../compaction/items.js';
-import { withMember } from '../../json/splice.js';
-import { stringifyJson } from '../../json/stringify.js';
+import { withMember } from '../../body/splice.js';
+import { stringifyJson } from '../../body/stringify.js';
 import type { ChatMessage, ContentPart } from '../../messages/types.js';
-import { lastPerItem, oncePerItem } from '../../seen/once-per-item.js';
+import { lastPerItem, oncePerItem } from '../../body/once-per-item.js';
 import type { WireItems } from '../format.js';
 import type { ResponseItem } from './types.js';
 
@@ -13,7 +13,7 @@ import type { ResponseItem } from './types.js';
 // output and travels with the step it precedes, so it is kept or dropped with it and never altered.
 // For the summarizer's transcript, the template and the ledger, items are read as chat messages;
 // reasoning is never shown to them as text. Values a client sent are written as JSON without
-// recursion (json/stringify.ts): arguments, inputs and outputs may nest thousands of levels deep.
+// recursion (body/stringify.ts): arguments, inputs and outputs may nest thousands of levels deep.
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);

@@ -1,14 +1,14 @@
 import { errors } from '../../errors.js';
-import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../../json/body.js';
-import type { ItemsOnArrival } from '../../seen/items-on-arrival.js';
-import type { SeenItems } from '../../seen/seen-items.js';
+import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../../body/json-body.js';
+import type { ItemsOnArrival } from '../../body/items-on-arrival.js';
+import type { SeenItems } from '../../body/seen-items.js';
 import type { Pause } from '../../slicing/slicer.js';
 import type { ResponsesRequest } from './types.js';
 
 // Parses and checks the few fields recap relies on (`model`, and `input` as a string or an array
 // of item objects); everything else is the upstream's business and is forwarded as sent. The
 // top-level members' byte spans come along, so that a rewritten request replaces only the bytes of
-// `input` (json/splice.ts).
+// `input` (body/splice.ts).
 
 export interface ResponsesBody extends JsonBody {
   body: ResponsesRequest;

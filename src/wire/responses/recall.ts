@@ -1,4 +1,4 @@
-import { replaceDocumentMembers, spliceArray } from '../../json/splice.js';
+import { replaceDocumentMembers, spliceArray } from '../../body/splice.js';
 import { isObj } from '../../recall/json-object.js';
 import { RESPONSES_RECALL_TOOL_JSON } from '../../recall/tool.js';
 import type { RecallWire } from '../../recall/wire.js';

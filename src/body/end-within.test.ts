@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { valueEnd } from '../json/scan.js';
+import { valueEnd } from './scan.js';
 import { endWithin } from './end-within.js';
 
 describe('endWithin', () => {

@@ -1,7 +1,7 @@
 import { isAscii } from 'node:buffer';
-import { parsedBytesEstimateSliced } from '../seen/parsed-size.js';
-import type { ItemsOnArrival } from '../seen/items-on-arrival.js';
-import type { SeenEntry, SeenItems } from '../seen/seen-items.js';
+import { parsedBytesEstimateSliced } from './parsed-size.js';
+import type { ItemsOnArrival } from './items-on-arrival.js';
+import type { SeenEntry, SeenItems } from './seen-items.js';
 import type { Pause } from '../slicing/slicer.js';
 import {
   CLOSE_ARRAY,
@@ -28,7 +28,7 @@ import { recordKeys } from './walked-keys.js';
 // deeper, a value goes to JSON.parse whole (JSON.parse does not recurse on the call stack, so any
 // depth parses). The array of conversation items (`messages`, `input`) is always walked, item by
 // item, and an item whose bytes this process parsed before is taken from the cache of seen items
-// (seen/seen-items.ts) instead of being parsed again: a request costs the parse of what is new in it.
+// (body/seen-items.ts) instead of being parsed again: a request costs the parse of what is new in it.
 
 const PIECE_BYTES = 256 * 1024;
 const MAX_WALKED_DEPTH = 8;
@@ -77,7 +77,7 @@ export interface KnownItems {
   seen: SeenItems;
   /** Top-level members looked up whole, the same way (`tools`: the same definitions every request). */
   whole?: ReadonlySet<string>;
-  /** Items already found while the body arrived (seen/items-on-arrival.ts). */
+  /** Items already found while the body arrived (body/items-on-arrival.ts). */
   arrived?: ItemsOnArrival | undefined;
 }
 

@@ -1,9 +1,9 @@
-import { CLOSE_ARRAY, COMMA, CLOSE_OBJECT, memberKey, nextItem, OPEN_ARRAY, OPEN_OBJECT, skipWhitespace, valueEnd } from '../json/scan.js';
+import { CLOSE_ARRAY, COMMA, CLOSE_OBJECT, memberKey, nextItem, OPEN_ARRAY, OPEN_OBJECT, skipWhitespace, valueEnd } from './scan.js';
 import { type Found, NOT_YET, type SeenItems } from './seen-items.js';
 
 // A body's items are looked up in the cache of seen items while its bytes are still arriving, so
 // that comparing a long history with the kept bytes overlaps the network instead of following it:
-// by the time the last byte is in, only the new items are left for the parse (json/parse-sliced.ts).
+// by the time the last byte is in, only the new items are left for the parse (body/parse-sliced.ts).
 //
 // The parse takes an item found here only at the very position it was found, and each is a
 // byte-for-byte match of kept bytes, in a body whose bytes are written once, in order, and never

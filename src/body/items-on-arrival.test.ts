@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSliced } from '../json/parse-sliced.js';
+import { parseSliced } from './parse-sliced.js';
 import { noPause } from '../slicing/slicer.js';
 import { matchOnArrival } from './items-on-arrival.js';
 import { parsedBytesEstimate } from './parsed-size.js';

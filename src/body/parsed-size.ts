@@ -1,4 +1,4 @@
-import { BACKSLASH, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../json/scan.js';
+import { BACKSLASH, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from './scan.js';
 import type { Pause } from '../slicing/slicer.js';
 
 // What a parsed JSON value takes in V8's heap, estimated from its bytes, so that the cache of

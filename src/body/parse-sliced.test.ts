@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createSeenItems } from '../seen/seen-items.js';
+import { createSeenItems } from './seen-items.js';
 import { noPause } from '../slicing/slicer.js';
 import { parseSliced } from './parse-sliced.js';
 import { stringifyJson } from './stringify.js';

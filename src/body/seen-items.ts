@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { OPEN_ARRAY, OPEN_OBJECT } from '../json/scan.js';
+import { OPEN_ARRAY, OPEN_OBJECT } from './scan.js';
 import { endWithin } from './end-within.js';
 
 // The items (chat messages, Responses input items) this process parsed lately, by their bytes: an

@@ -1,4 +1,4 @@
-import type { JsonBody } from './body.js';
+import type { JsonBody } from './json-body.js';
 import type { WalkedMember } from './parse-sliced.js';
 import { arrayElements, OPEN_ARRAY, objectMembers, type Span, skipWhitespace } from './scan.js';
 import { stringifyJson } from './stringify.js';
@@ -21,7 +21,7 @@ interface Replaced {
 const replacements = new WeakMap<object, Replaced>();
 // The bytes written for a replaced item, per item object. The client item it was made from is one
 // byte sequence whatever request it comes in (an item seen before comes back as the same object for
-// the same bytes only, seen/seen-items.ts), and the engine makes the same replaced item again for
+// the same bytes only, body/seen-items.ts), and the engine makes the same replaced item again for
 // the same values (a cleared stub, once per result): it is not scanned and serialized anew per request.
 const replacedBytes = new WeakMap<object, Buffer>();
 

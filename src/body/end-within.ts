@@ -1,8 +1,8 @@
-import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../json/scan.js';
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from './scan.js';
 
 // Where a JSON object or array ends, when it ends within the first `limit` bytes: the key of a
 // short item in the cache of seen items (seen-items.ts), looked for at every item of every request.
-// Unlike the scanner's valueEnd (json/scan.ts), it never reads past the limit, not even to the end
+// Unlike the scanner's valueEnd (body/scan.ts), it never reads past the limit, not even to the end
 // of a string that starts before it (a tool result's text runs for kilobytes), and it checks
 // nothing: what it finds only picks the kept items to compare byte for byte.
 
