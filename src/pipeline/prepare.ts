@@ -182,10 +182,12 @@ export async function prepareRequest<T, P extends ParsedRequest>(deps: PipelineD
   }
   const identity = identifyBy(input.caller, input.conversation, () => format.opening(parsed, items), { secret: deps.secret, route: format.items.route });
   const record = prefetchRecord(deps, { ...input, model }, identity);
-  const counted = await format.count(deps.tokens, parsed, model);
+  // Calibration is the tenant's own (tokens/calibration.ts): no other tenant's traffic moves its counts.
+  const counters = deps.tokens.forTenant(identity.tenant);
+  const counted = await format.count(counters, parsed, model);
   log.tokensIn = counted.tokensIn;
   log.conversation = identity.conversation.slice(0, 16);
-  const recall = format.recall ? format.recallOffer(model, parsed, counted, deps.tokens.scaleFor(model)) : undefined;
+  const recall = format.recall ? format.recallOffer(model, parsed, counted, counters.scaleFor(model)) : undefined;
   // The injected tool is planned for as one of the request's tools (rule 3).
   const budget = deps.tokens.budgetFor(model, parsed.body, counted.toolsTokens + (recall?.toolTokens ?? 0));
   return planCompaction(deps, { ...input, model }, { items, wire: format.items, identity, counted, budget, recall, record });

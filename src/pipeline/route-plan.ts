@@ -137,7 +137,7 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
       }
       const usage = observer?.usage();
       const sentRaw = tokens.rawOut(view) + (recall?.rawToolTokens ?? 0);
-      if (model && usage !== undefined && calibrates(model)) deps.tokens.observe(model, sentRaw, usage.promptTokens);
+      if (model && usage !== undefined && calibrates(model)) deps.tokens.observe(model, sentRaw, usage.promptTokens, identity?.tenant ?? null);
       if (model && usage !== undefined) {
         const layout = compaction?.a.layout;
         priceRequest(deps.metrics, log, model, usage, {

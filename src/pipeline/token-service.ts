@@ -11,11 +11,13 @@ import { type EncodingName, preloadEncodings } from '../tokens/encodings.js';
 
 export interface TokenService {
   counterFor(encoding: EncodingName): TokenCounter;
-  /** Multiplies an estimate by the model's calibration factor, where calibration applies. */
-  scaleFor(model: ModelConfig | undefined): (tokens: number) => number;
+  /** Multiplies an estimate by the model's calibration factor for `tenant` (null: the shared prior), where calibration applies. */
+  scaleFor(model: ModelConfig | undefined, tenant?: string | null): (tokens: number) => number;
+  /** The counters of one tenant's requests: its own calibration (tokens/calibration.ts). */
+  forTenant(tenant: string | null): Pick<TokenService, 'counterFor' | 'scaleFor'>;
   budgetFor(model: ModelConfig, req: OutputLimits, toolsTokens: number): Budget;
-  /** The upstream reported `actual` prompt tokens for a prompt recap estimated (uncalibrated) at `estimated`. */
-  observe(model: ModelConfig, estimated: number, actual: number): void;
+  /** The upstream reported `actual` prompt tokens for a prompt of `tenant`'s recap estimated (uncalibrated) at `estimated`. */
+  observe(model: ModelConfig, estimated: number, actual: number, tenant: string | null): void;
 }
 
 export function calibrates(model: ModelConfig): boolean {
@@ -31,24 +33,28 @@ export function createTokenService(config: Config, metrics: Metrics): TokenServi
   const counters = new Map<EncodingName, TokenCounter>();
   const calibration = createCalibration();
   const identity = (t: number) => t;
+  const counterFor = (encoding: EncodingName) => {
+    let counter = counters.get(encoding);
+    if (counter === undefined) {
+      counter = createTokenCounter({ encoding, cache });
+      counters.set(encoding, counter);
+    }
+    return counter;
+  };
+  const scaleFor = (model: ModelConfig | undefined, tenant: string | null = null) => {
+    if (!model || !calibrates(model)) return identity;
+    const f = tenant === null ? calibration.prior(model.match) : calibration.factor(model.match, tenant);
+    return f === 1 ? identity : (t: number) => Math.ceil(t * f);
+  };
   return {
-    counterFor(encoding) {
-      let counter = counters.get(encoding);
-      if (counter === undefined) {
-        counter = createTokenCounter({ encoding, cache });
-        counters.set(encoding, counter);
-      }
-      return counter;
-    },
-    scaleFor(model) {
-      if (!model || !calibrates(model)) return identity;
-      const f = calibration.factor(model.match);
-      return f === 1 ? identity : (t) => Math.ceil(t * f);
-    },
+    counterFor,
+    scaleFor,
+    forTenant: (tenant) => ({ counterFor, scaleFor: (model) => scaleFor(model, tenant) }),
     budgetFor: (model, req, toolsTokens) => resolveBudget(model, req, toolsTokens),
-    observe(model, estimated, actual) {
-      calibration.observe(model.match, estimated, actual);
-      metrics.calibration.set({ model: model.match }, calibration.factor(model.match));
+    observe(model, estimated, actual, tenant) {
+      calibration.observe(model.match, estimated, actual, tenant ?? '');
+      // The shared prior: per-tenant factors are not metric labels (tenants are unbounded).
+      metrics.calibration.set({ model: model.match }, calibration.prior(model.match));
     },
   };
 }

@@ -1,17 +1,22 @@
 import { LRUCache } from 'lru-cache';
 
-// Per-model correction of recap's token estimate, learnt from the `usage.prompt_tokens` that
-// upstreams report (design rule 3). For models counted with the `estimate` encoding the heuristic
-// is off by a stable factor per tokenizer; for models with their exact encoding the factor stays
-// near 1 and only absorbs small per-request framing differences.
+// Per-model, per-tenant correction of recap's token estimate, learnt from the `usage.prompt_tokens`
+// that upstreams report (design rule 3). For models counted with the `estimate` encoding the
+// heuristic is off by a factor that depends on the text (code, prose, other scripts): each tenant
+// sends its own kind of text, so each tenant learns its own factor, and one tenant's traffic never
+// moves another's counting (a hostile tenant could otherwise push a shared factor to a bound and
+// make every other tenant's prompts overflow the window, or be summarized when they fit).
 //
-// The factor is a ratio actual/estimated smoothed by an exponentially weighted moving average, so
-// one odd response moves it little. It is bounded to [MIN_FACTOR, MAX_FACTOR]: no tokenizer
-// differs more than that from the estimate, so a factor beyond it means bad observations, not a
-// real tokenizer. Observations are used only when they are sane: both counts positive, the
-// estimate large enough that the per-request framing does not dominate the ratio, and the ratio
-// itself within [MIN_RATIO, MAX_RATIO] (outside it the upstream probably counted something else,
-// such as a prompt it rewrote or cached).
+// - A tenant's factor starts from the model's shared prior at its first sane observation, and from
+//   then on moves with that tenant's observations only.
+// - The prior (what a tenant without observations of its own is counted with) learns from the
+//   first PRIOR_OBSERVATIONS observations of each tenant only, each by a small step: one tenant
+//   moves it by at most a factor of PRIOR_MAX_SHIFT (~1.09) however much it sends.
+// - Updates are outlier-robust: a moving average in log space whose step is clipped to MAX_STEP,
+//   so no single response moves a factor by more than ~4.6%.
+// - Factors stay within [MIN_FACTOR, MAX_FACTOR]: no tokenizer differs more than that from the
+//   estimate. Observations are used only when sane: both counts positive, the estimate large
+//   enough that per-request framing does not dominate, the ratio within [MIN_RATIO, MAX_RATIO].
 //
 // Observe with the estimate of what was *forwarded* (before calibration), and the actual count of
 // that same request.
@@ -21,21 +26,33 @@ export const MAX_FACTOR = 2.0;
 const MIN_RATIO = 1 / 3;
 const MAX_RATIO = 3;
 const MIN_ESTIMATE = 32;
-const SMOOTHING = 0.2; // weight of each new observation
-// Model names come from clients; bound how many the process remembers.
+/** Weight of each new observation of a tenant on its own factor. */
+const SMOOTHING = 0.2;
+/** The largest distance (natural log) an observation is taken to be from the current factor. */
+const MAX_STEP = Math.log(1.25);
+/** Observations of each tenant that teach the prior, and the weight of each. */
+export const PRIOR_OBSERVATIONS = 8;
+const PRIOR_SMOOTHING = 0.05;
+/** The most one tenant's traffic moves the prior, as a factor. */
+export const PRIOR_MAX_SHIFT = Math.exp(PRIOR_OBSERVATIONS * PRIOR_SMOOTHING * MAX_STEP);
+// Model names come from clients, tenants from credentials: bound what the process remembers.
 const MAX_MODELS = 1024;
+const MAX_TENANT_FACTORS = 10_000;
 
 export interface Calibration {
-  /** Feeds one request's estimated and actual prompt tokens; returns whether it was used. */
-  observe(model: string, estimated: number, actual: number): boolean;
-  /** The current factor for the model; 1 until it has sane observations. */
-  factor(model: string): number;
-  /** The estimate corrected by the model's factor, rounded up. */
-  apply(model: string, estimate: number): number;
+  /** Feeds one request's estimated and actual prompt tokens, for `tenant` ('' for none); returns whether it was used. */
+  observe(model: string, estimated: number, actual: number, tenant?: string): boolean;
+  /** The factor `tenant`'s estimates of the model take: its own once it has observations, else the prior; 1 until anything is known. */
+  factor(model: string, tenant?: string): number;
+  /** The model's shared prior. */
+  prior(model: string): number;
+  /** The estimate corrected by the factor, rounded up. */
+  apply(model: string, estimate: number, tenant?: string): number;
 }
 
-function clamp(v: number): number {
-  return Math.min(MAX_FACTOR, Math.max(MIN_FACTOR, v));
+interface TenantFactor {
+  log: number;
+  observations: number;
 }
 
 function isSane(estimated: number, actual: number): boolean {
@@ -44,18 +61,33 @@ function isSane(estimated: number, actual: number): boolean {
   return ratio >= MIN_RATIO && ratio <= MAX_RATIO;
 }
 
+const LOG_MIN = Math.log(MIN_FACTOR);
+const LOG_MAX = Math.log(MAX_FACTOR);
+
+/** `from` moved toward `to` by `weight`, the distance clipped to MAX_STEP, within the bounds (all natural logs). */
+function step(from: number, to: number, weight: number): number {
+  const distance = Math.max(-MAX_STEP, Math.min(MAX_STEP, to - from));
+  return Math.max(LOG_MIN, Math.min(LOG_MAX, from + weight * distance));
+}
+
 export function createCalibration(): Calibration {
-  const factors = new LRUCache<string, number>({ max: MAX_MODELS });
-  const factor = (model: string): number => factors.get(model) ?? 1;
+  const priors = new LRUCache<string, number>({ max: MAX_MODELS });
+  const tenants = new LRUCache<string, TenantFactor>({ max: MAX_TENANT_FACTORS });
+  const keyOf = (model: string, tenant: string) => `${model}\u0000${tenant}`;
+  const priorLog = (model: string) => priors.get(model) ?? 0;
+  const factor = (model: string, tenant = '') => Math.exp(tenants.get(keyOf(model, tenant))?.log ?? priorLog(model));
   return {
-    observe(model, estimated, actual) {
+    observe(model, estimated, actual, tenant = '') {
       if (!isSane(estimated, actual)) return false;
-      const previous = factors.get(model);
-      const ratio = actual / estimated;
-      factors.set(model, clamp(previous === undefined ? ratio : previous + SMOOTHING * (ratio - previous)));
+      const observed = Math.log(actual / estimated);
+      const key = keyOf(model, tenant);
+      const own = tenants.get(key) ?? { log: priorLog(model), observations: 0 };
+      if (own.observations < PRIOR_OBSERVATIONS) priors.set(model, step(priorLog(model), observed, PRIOR_SMOOTHING));
+      tenants.set(key, { log: step(own.log, observed, SMOOTHING), observations: own.observations + 1 });
       return true;
     },
     factor,
-    apply: (model, estimate) => Math.ceil(estimate * factor(model)),
+    prior: (model) => Math.exp(priorLog(model)),
+    apply: (model, estimate, tenant) => Math.ceil(estimate * factor(model, tenant)),
   };
 }

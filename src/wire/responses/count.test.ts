@@ -120,9 +120,10 @@ describe('countResponsesRequest', () => {
   it('scales the counts of a model with an unknown tokenizer by its calibration', async () => {
     const model = resolve('guess-1')!;
     const body: ResponsesRequest = { model: 'guess-1', input: ITEMS };
-    const before = await countResponsesRequest(tokens, body, model);
-    tokens.observe(model, before.rawOut(null), before.rawOut(null) * 2);
-    const after = await countResponsesRequest(tokens, body, model);
+    const before = await countResponsesRequest(tokens.forTenant('t'), body, model);
+    // Each observation moves the tenant's factor a bounded step (tokens/calibration.ts).
+    for (let i = 0; i < 80; i++) tokens.observe(model, before.rawOut(null), before.rawOut(null) * 2, 't');
+    const after = await countResponsesRequest(tokens.forTenant('t'), body, model);
     expect(after.perItem).toEqual(before.perItem.map((t) => Math.ceil(t * 2)));
     expect(after.tokensIn).toBeGreaterThan(1.9 * before.tokensIn);
   });
