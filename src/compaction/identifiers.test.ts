@@ -29,12 +29,19 @@ describe('identifiersIn', () => {
       ['v4.17.21', '10.0.0.12:5432', '2024-05-01', 'ops@example.com'],
     ],
     ['issue references and long numbers', 'Port 8443, invoice #1234, order 884213', ['8443', '#1234', '884213']],
+    ['codes of capitals and digits without a separator', 'Your confirmation code is K7QX2MPA; booking reference 9ZK4QW, voucher X9Y8Z7W6.', ['K7QX2MPA', '9ZK4QW', 'X9Y8Z7W6']],
   ])('finds %s', (_kind, text, expected) => {
     expect(identifiersIn(text)).toEqual(expected);
   });
 
   it('leaves prose alone', () => {
     const prose = 'We can use and/or, e.g. a client/server set-up, a follow-up call and a well-known fix; it takes 3 steps at 5 pm. Redis is fine.';
+    expect(identifiersIn(prose)).toEqual([]);
+  });
+
+  it('takes no capitalized or shouted word, acronym or plain number for a code', () => {
+    const prose =
+      'The Quick Brown Fox told NASA, the USA and the EU: IMPORTANT, READ THIS NOW. Ship the PDF and JSON over HTTPS by Monday, OK? A 4K screen, an MP3, a B2B deal, COVID-era H2O.';
     expect(identifiersIn(prose)).toEqual([]);
   });
 

@@ -34,6 +34,10 @@ const ALTERNATIVES: readonly string[] = [
   String.raw`\bE(?:CONN[A-Z]+|NOENT|ACCES|ADDRINUSE|ADDRNOTAVAIL|TIMEDOUT|PIPE|PERM|EXIST|NOTFOUND|HOSTUNREACH|NETUNREACH|MFILE|ISDIR|NOTDIR|NOTEMPTY|BUSY|AGAIN|INVAL|NOSPC|ROFS|CANCELED|AI_AGAIN)\b`,
   String.raw`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`,
   String.raw`\b[A-Z]{1,5}\d{3,6}\b`,
+  // Codes of capitals and digits without a separator (a confirmation code K7QX2MPA, a booking
+  // reference 9ZK4QW): at least six characters, two capitals and a digit, so that no word of
+  // prose (capitalized, or shouted in capitals) and no plain number is taken for one.
+  String.raw`\b(?=[A-Z0-9]*\d)(?=[0-9]*[A-Z][0-9]*[A-Z])[A-Z0-9]{6,24}\b`,
   // HTTP status and error numbers named as such: "HTTP 503", "status: 429", "error 1045".
   String.raw`(?<=\b(?:HTTP|[Ss]tatus|[Ee]rror|[Cc]ode)[ :=#]{1,3})\d{3,6}\b`,
   // Amounts and numbers with units: $4,500, 250 EUR, 1.5 GB, 30s, 99.9%.

@@ -29,6 +29,16 @@ describe('buildProbes', () => {
     });
   });
 
+  it('asks for a code of capitals and digits stated in a tool result', () => {
+    const booked: ChatMessage[] = [
+      u('Book the 9:40 train to Lyon.'),
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'book', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'Booked. Confirmation K7QX2MPA, seat 14.' },
+    ];
+    const found = byKind(buildProbes({ evicted: booked, kept, maxProbes: 24 }), 'identifier').flatMap((p) => p.expected);
+    expect(found).toContain('K7QX2MPA');
+  });
+
   it('asks for a fact by the rarest words of its sentence', () => {
     const fact = byKind(probes, 'fact').find((p) => p.expected[0] === '250 EUR');
     expect(fact?.question).toBe('Earlier in this conversation a message mentioned "checked rates ceiling". What exactly did it say? Quote any names and figures exactly.');
