@@ -4,7 +4,8 @@
 // are printed (self time). With --callgrind recap runs under valgrind's callgrind instead, its
 // instructions counted over the measured passes only: a figure that load on the machine does not
 // move, to compare two builds by.
-// Run: npx tsx bench/overhead-growth-profile.ts 2MB [below|past|reused] [steps|turns] [--callgrind]
+// (--cpu-only: recap's CPU per request alone, from /proc, without a profiler.)
+// Run: npx tsx bench/overhead-growth-profile.ts 2MB [below|past|reused] [steps|turns] [--callgrind|--cpu-only]
 //   (writes bench/results/profile-<size>.cpuprofile, or callgrind.out.<size>)
 import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildRecap, removeBuild } from './overhead-build.js';
+import { cpuNs } from './overhead-cpu.js';
 import { type GrowthLabel, type GrowthPathName, type GrowthPattern, prepareSize } from './overhead-growth.js';
 import { growthBody } from './overhead-growth-bodies.js';
 import { GROWTH_HEADERS, growthConfigYaml } from './overhead-growth-targets.js';
@@ -55,7 +57,10 @@ function topFunctions(profile: Profile, fromUs: number, count: number): { fn: st
     .map(([fn, ms]) => ({ fn: fn.slice(0, 110), ms: Math.round(ms), share: `${((ms / total) * 100).toFixed(1)}%` }));
 }
 
-async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPattern, callgrind: boolean): Promise<void> {
+type Mode = 'cpu-prof' | 'callgrind' | 'cpu-only';
+
+async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPattern, mode: Mode): Promise<void> {
+  const callgrind = mode === 'callgrind';
   const size = prepareSize(label, path, pattern);
   const dir = join(tmpdir(), `recap-profile-${process.pid}`);
   await mkdir(dir, { recursive: true });
@@ -69,16 +74,18 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
         wrapper: ['valgrind', '--tool=callgrind', '--collect-atstart=no', `--callgrind-out-file=${outFile}`],
         readyTimeoutMs: 300_000,
       })
-    : await startRecapChild(sink.url, ['--cpu-prof', `--cpu-prof-dir=${dir}`, cli], 1, { configYaml: yaml });
+    : await startRecapChild(sink.url, [...(mode === 'cpu-prof' ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), cli], 1, { configYaml: yaml });
   const pid = String(recap.child.process.pid);
   let measuredFrom = 0;
   let measured = 0;
+  let cpuFrom: number | undefined;
   const client = clientFor({ name: 'recap', url: recap.url, headers: GROWTH_HEADERS });
   try {
     for (const [p, pass] of size.passes.entries()) {
       // V8 stamps samples with the monotonic clock that hrtime reads: pass 0 (boot, cold counts) is left out.
       if (p === 1) {
         measuredFrom = Number(process.hrtime.bigint() / 1000n);
+        cpuFrom = cpuNs(recap.child.process.pid);
         if (callgrind) await promisify(execFile)('callgrind_control', ['--instr=on', pid]);
       }
       for (const k of pass.upTo) {
@@ -89,7 +96,9 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
     // What the last reply left to do (its event, its log line) is counted too.
     await new Promise((r) => setTimeout(r, callgrind ? 3000 : 200));
     if (callgrind) await promisify(execFile)('callgrind_control', ['--instr=off', pid]);
-    process.stdout.write(`${measured} requests of ${pattern} ${label} ${path} measured, the first pass's left out\n`);
+    const cpuTo = cpuNs(recap.child.process.pid);
+    const cpu = cpuFrom === undefined || cpuTo === undefined ? 'n/a' : ((cpuTo - cpuFrom) / 1e6 / measured).toFixed(3);
+    process.stdout.write(`${measured} requests of ${pattern} ${label} ${path} measured, the first pass's left out; recap's CPU ${cpu} ms per request\n`);
   } finally {
     await client.pool.close();
     await recap.child.stop();
@@ -105,6 +114,7 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
     process.stdout.write(`instructions: ${ir.toLocaleString('en-US')} in all, ${Math.round(ir / measured).toLocaleString('en-US')} per request\nwritten to ${out}\n`);
     return;
   }
+  if (mode === 'cpu-only') return;
   const [file] = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error('recap wrote no CPU profile');
   const out = join(REPO_ROOT, 'bench', 'results', `profile-${pattern}-${label}-${path}.cpuprofile`);
@@ -114,5 +124,6 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
   process.stdout.write(`written to ${out}\n`);
 }
 
-const args = process.argv.slice(2).filter((a) => a !== '--callgrind');
-await main((args[0] ?? '2MB') as GrowthLabel, (args[1] ?? 'below') as GrowthPathName, (args[2] ?? 'steps') as GrowthPattern, process.argv.includes('--callgrind'));
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const mode: Mode = process.argv.includes('--callgrind') ? 'callgrind' : process.argv.includes('--cpu-only') ? 'cpu-only' : 'cpu-prof';
+await main((args[0] ?? '2MB') as GrowthLabel, (args[1] ?? 'below') as GrowthPathName, (args[2] ?? 'steps') as GrowthPattern, mode);
