@@ -3,40 +3,55 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { RequestLog } from '../observability/request-log.js';
 import { spendCounts } from '../store/event-counts.js';
-import type { EventLog } from '../store/event-log.js';
+import type { EventLog, RecordedEvent } from '../store/event-log.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { eventFromLog } from './event-from-log.js';
 
 // Writes the events after their responses, off the request path: record() only queues, and the
 // queue is bounded (past events.queue_max new events are dropped and counted), so a slow or
-// unreachable store never delays, fails or piles up behind a response (DESIGN rule 8).
+// unreachable store never delays, fails or piles up behind a response (DESIGN rule 8). Events are
+// written in batches, a batch FLUSH_MS after its first event (or once it holds BATCH_MAX): the
+// store is then asked once per batch, in one round trip, instead of several times per request.
 
 export interface EventRecorder {
   /** Queues the event of a finished request that belongs to a conversation (log.target); never waits, never throws. */
   record(log: RequestLog, durationMs: number): void;
   /** Queues a summarizer spend made apart from any request (background preparation). */
   spend(tenant: string, modelLabel: string, calls: number, tokens: number): void;
-  /** Resolves once every queued write has settled. */
+  /** Writes what is queued now and resolves once every queued write has settled. */
   idle(): Promise<void>;
   /** Lets the queued writes finish, for at most `graceMs`, then drops the rest. */
   close(graceMs?: number): Promise<void>;
 }
 
-// Writes in flight at once: each is a few store round trips, so a handful keeps up with any
-// request rate that one process serves while leaving the store's connection to the request path.
+// Writes in flight at once: each is a round trip or a few, so a handful keeps up with any request
+// rate that one process serves while leaving the store's connection to the request path.
 const CONCURRENCY = 4;
+// Long enough to gather the events of many requests, short enough that a dashboard never notices.
+export const FLUSH_MS = 50;
+const BATCH_MAX = 100;
 // An upstream's answer to a credential it does not take.
 const REFUSED = new Set([401, 403]);
 
+interface Write {
+  /** Events it writes (a spend counts as one): what the queue bound counts. */
+  size: number;
+  run(): Promise<void>;
+}
+
 export function createEventRecorder(opts: { config: EventsConfig; events: EventLog; metrics: Metrics; logger: Logger }): EventRecorder {
   const { config, events, metrics, logger } = opts;
-  const pending: (() => Promise<void>)[] = [];
+  const pending: Write[] = [];
+  let batch: RecordedEvent[] = [];
+  let timer: NodeJS.Timeout | undefined;
   let running = 0;
+  // Events in the batch, pending or being written.
+  let held = 0;
   let closed = false;
   let idleWaiters: (() => void)[] = [];
 
   const settle = () => {
-    if (running > 0 || pending.length > 0) return;
+    if (running > 0 || pending.length > 0 || batch.length > 0) return;
     for (const resolve of idleWaiters) resolve();
     idleWaiters = [];
   };
@@ -45,32 +60,48 @@ export function createEventRecorder(opts: { config: EventsConfig; events: EventL
     while (running < CONCURRENCY && pending.length > 0) {
       const write = pending.shift()!;
       running++;
-      write()
-        .then(() => metrics.events.inc({ outcome: 'written' }))
+      write
+        .run()
+        .then(() => metrics.events.inc({ outcome: 'written' }, write.size))
         .catch((err: unknown) => {
-          metrics.events.inc({ outcome: 'store_error' });
+          metrics.events.inc({ outcome: 'store_error' }, write.size);
           metrics.storeErrors.inc({ op: 'record_event' });
           if (!(err instanceof StoreUnavailableError)) logger.error({ err }, 'event not written');
         })
         .finally(() => {
           running--;
+          held -= write.size;
           pump();
           settle();
         });
     }
   }
 
-  const idle = (): Promise<void> => (running === 0 && pending.length === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve)));
-
-  function enqueue(write: () => Promise<void>): void {
-    if (closed) return;
-    if (pending.length + running >= config.queue_max) {
-      metrics.events.inc({ outcome: 'queue_full' });
-      return;
-    }
-    pending.push(write);
+  function flush(): void {
+    clearTimeout(timer);
+    timer = undefined;
+    if (batch.length === 0) return;
+    const written = batch;
+    batch = [];
+    pending.push({ size: written.length, run: () => events.recordAll(written) });
     pump();
   }
+
+  /** Whether one more event fits the queue; counts the one that does not. */
+  function admit(): boolean {
+    if (closed) return false;
+    if (held >= config.queue_max) {
+      metrics.events.inc({ outcome: 'queue_full' });
+      return false;
+    }
+    held++;
+    return true;
+  }
+
+  const idle = (): Promise<void> => {
+    flush();
+    return running === 0 && pending.length === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve));
+  };
 
   return {
     record(log, durationMs) {
@@ -79,24 +110,31 @@ export function createEventRecorder(opts: { config: EventsConfig; events: EventL
       // A credential that only the upstream judges is a tenant once the upstream did not refuse it:
       // junk keys leave nothing behind, as they leave no records (route-plan.ts).
       if (!target.vouched && (log.upstreamStatus === undefined || REFUSED.has(log.upstreamStatus))) return;
-      const event = eventFromLog(log, target.route, Date.now(), durationMs);
-      const id = config.keep_ids ? target.id : null;
-      enqueue(() => events.record(target.key, event, id));
+      if (!admit()) return;
+      batch.push({ key: target.key, event: eventFromLog(log, target.route, Date.now(), durationMs), id: config.keep_ids ? target.id : null });
+      if (batch.length >= BATCH_MAX) flush();
+      else if (timer === undefined) {
+        timer = setTimeout(flush, FLUSH_MS);
+        // A batch waiting for its time never keeps the process alive: close() writes it.
+        timer.unref();
+      }
     },
     spend(tenant, modelLabel, calls, tokens) {
-      if (!config.enabled || (calls === 0 && tokens === 0)) return;
+      if (!config.enabled || (calls === 0 && tokens === 0) || !admit()) return;
       const at = Date.now();
-      enqueue(() => events.addCounts(tenant, at, spendCounts(modelLabel, calls, tokens)));
+      pending.push({ size: 1, run: () => events.addCounts(tenant, at, spendCounts(modelLabel, calls, tokens)) });
+      pump();
     },
     idle,
     async close(graceMs = 2_000) {
+      const settled = idle();
       closed = true;
-      let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, graceMs);
+      let grace: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        grace = setTimeout(resolve, graceMs);
       });
-      await Promise.race([idle(), grace]);
-      clearTimeout(timer);
+      await Promise.race([settled, waited]);
+      clearTimeout(grace);
       pending.length = 0;
     },
   };

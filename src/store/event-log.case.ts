@@ -145,6 +145,33 @@ export function runEventLogCases(name: string, makeStore: MakeStore): void {
       expect((await events.conversations(tenant, { limit: 10 })).items.map((e) => e.id)).toEqual(['g', 'f', 'e', 'd']);
     });
 
+    it('records a batch as it records its events one by one: events, entries, listing, counts, and what leaves the index is deleted', async () => {
+      const limits = { events: { perConversation: 3, conversations: 2, perTenant: 1000, memoryMaxBytes: 1024 * 1024 } };
+      const oneByOne = await open(limits);
+      const batched = await open(limits);
+      const at = Date.now() - 5_000;
+      // Three conversations of one tenant past a bound of two: the first leaves the index, whole.
+      const script = [0, 0, 1, 1, 1, 1, 2].map((c, i) => ({ c, event: event({ at: at + i, tokens_in: 1000 + i, tokens_out: 900 }), id: `c${c}` }));
+      const tenant = { one: opaque(), batch: opaque() };
+      const conversations = [opaque(), opaque(), opaque()];
+      for (const step of script) await oneByOne.events.record({ tenant: tenant.one, conversation: conversations[step.c]! }, step.event, step.id);
+      await batched.events.recordAll(script.map((step) => ({ key: { tenant: tenant.batch, conversation: conversations[step.c]! }, event: step.event, id: step.id })));
+      const seen = async (store: Store, t: string) => {
+        const keys = conversations.map((conversation) => ({ tenant: t, conversation }));
+        return {
+          listed: (await store.events.conversations(t, { limit: 10 })).items.map((e) => [e.id, e.requests, e.tokens_in, e.last_seen]),
+          events: await Promise.all(keys.map(async (k) => (await store.events.events(k, { limit: 10 })).items.map((e) => e.event))),
+          entries: (await Promise.all(keys.map((k) => store.events.entry(k)))).map((e) => e && { ...e, tenant: 'x' }),
+          counts: (await store.events.counts(t, 'hour', at - 60_000, at + 60_000)).map((b) => b.counts),
+        };
+      };
+      const expected = await seen(oneByOne, tenant.one);
+      expect(expected.listed.map(([id]) => id)).toEqual(['c2', 'c1']);
+      expect(expected.events[0]).toEqual([]);
+      expect(expected.events[1]!.map((e) => e.tokens_in)).toEqual([1005, 1004, 1003]);
+      expect(await seen(batched, tenant.batch)).toEqual(expected);
+    });
+
     it("keeps the listing of all tenants fair: one tenant's new conversations never push another's out", async () => {
       const { events } = await open();
       const quiet = opaque();

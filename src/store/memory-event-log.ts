@@ -11,6 +11,7 @@ import {
   listingCursor,
   MINUTE_BUCKETS_KEPT_MS,
   type Page,
+  type RecordedEvent,
   parseListingCursor,
   type Resolution,
   type StatsBucket,
@@ -47,6 +48,10 @@ export class MemoryEventLog implements EventLog {
     this.logs = new LRUCache({ max: limits.maxConversations, ttl: limits.ttlMs, maxSize: limits.memoryMaxBytes, sizeCalculation: (log) => Math.max(1, log.bytes) });
     this.entries = new LRUCache({ max: limits.maxConversations, ttl: limits.ttlMs });
     this.bounds = new TenantEventBounds(limits, limits.maxConversations);
+  }
+
+  async recordAll(batch: readonly RecordedEvent[]): Promise<void> {
+    for (const { key, event, id } of batch) await this.record(key, event, id);
   }
 
   async record(key: ConversationKey, event: ConversationEvent, id: string | null): Promise<void> {

@@ -11,6 +11,7 @@ import {
   listingCursor,
   MINUTE_BUCKETS_KEPT_MS,
   type Page,
+  type RecordedEvent,
   parseListingCursor,
   type Resolution,
   type StatsBucket,
@@ -18,7 +19,7 @@ import {
   tenantScope,
   type UnreadableKind,
 } from './event-log.js';
-import { defineEventScripts, type EventScripts } from './redis-event-scripts.js';
+import { defineEventScripts, type EventPipeline, type EventScripts } from './redis-event-scripts.js';
 import type { ConversationKey } from './store.js';
 
 // The event log on Redis. Per conversation, under its hash tag like its record: a stream of
@@ -47,33 +48,63 @@ export class RedisEventLog implements EventLog {
   }
 
   async record(key: ConversationKey, e: ConversationEvent, id: string | null): Promise<void> {
+    await this.recordAll([{ key, event: e, id }]);
+  }
+
+  async recordAll(batch: readonly RecordedEvent[]): Promise<void> {
+    if (batch.length === 0) return;
+    const calls = batch.map(({ key, event, id }) => this.eventCalls(key, event, id));
+    await this.options.run('record_event', async () => {
+      const evicted = new Set<string>();
+      if (this.client.isCluster) {
+        // A batch's keys live in many slots, which a cluster pipeline refuses: each call on its own.
+        const replies = await Promise.all(
+          calls.map(({ append, tenant, all }) =>
+            Promise.all([this.client.recapEventAppend(...append), this.client.recapEventIndex(...tenant), this.client.recapEventIndex(...all)]),
+          ),
+        );
+        for (const [, left] of replies) for (const tag of left) evicted.add(tag);
+      } else {
+        // One round trip for the whole batch: its three scripts per event, in order.
+        const pipeline = this.client.pipeline() as EventPipeline;
+        for (const { append, tenant, all } of calls)
+          pipeline
+            .recapEventAppend(...append)
+            .recapEventIndex(...tenant)
+            .recapEventIndex(...all);
+        const replies = (await pipeline.exec()) ?? [];
+        replies.forEach(([err, reply], i) => {
+          if (err) throw err;
+          if (i % 3 === 1) for (const tag of reply as string[]) evicted.add(tag);
+        });
+      }
+      if (evicted.size > 0) await this.drop([...evicted]);
+    });
+  }
+
+  /** The scripts' arguments that record one event: its append, its tenant's index and the index of all. */
+  private eventCalls(key: ConversationKey, e: ConversationEvent, id: string | null) {
     const tag = conversationTag(key);
     const { ttlMs, perConversation } = this.options;
     const counts = Object.entries(eventCounts(e)).flat();
-    await this.options.run('record_event', async () => {
-      const [, evicted] = await Promise.all([
-        this.client.recapEventAppend(
-          this.key(`{${tag}}:ev`),
-          this.key(`{${tag}}:entry`),
-          JSON.stringify(e),
-          perConversation,
-          ttlMs,
-          id ?? '',
-          e.route,
-          e.model,
-          e.action,
-          e.audit ?? '',
-          e.at,
-          e.tokens_in,
-          e.tokens_out,
-          tokensSaved(e),
-          projectedTokensSaved(e),
-        ),
-        this.index(key.tenant, tag, e.at, counts),
-        this.index(null, tag, e.at, counts),
-      ]);
-      if (evicted.length > 0) await this.drop(evicted);
-    });
+    const append: Parameters<EventScripts['recapEventAppend']> = [
+      this.key(`{${tag}}:ev`),
+      this.key(`{${tag}}:entry`),
+      JSON.stringify(e),
+      perConversation,
+      ttlMs,
+      id ?? '',
+      e.route,
+      e.model,
+      e.action,
+      e.audit ?? '',
+      e.at,
+      e.tokens_in,
+      e.tokens_out,
+      tokensSaved(e),
+      projectedTokensSaved(e),
+    ];
+    return { append, tenant: this.indexArgs(key.tenant, tag, e.at, counts), all: this.indexArgs(null, tag, e.at, counts) };
   }
 
   /** Deletes the events and entries of conversations that left their tenant's index, and takes them out of the index of all. */
@@ -132,7 +163,7 @@ export class RedisEventLog implements EventLog {
     const pairs = Object.entries(counts).flat();
     if (pairs.length === 0) return;
     await this.options.run('add_counts', async () => {
-      await Promise.all([this.index(tenant, '', at, pairs), this.index(null, '', at, pairs)]);
+      await Promise.all([this.client.recapEventIndex(...this.indexArgs(tenant, '', at, pairs)), this.client.recapEventIndex(...this.indexArgs(null, '', at, pairs))]);
     });
   }
 
@@ -168,11 +199,11 @@ export class RedisEventLog implements EventLog {
   }
 
   /** A tenant's index is bounded and returns what left it; the index of all (tenant null) holds what the tenants' hold. */
-  private index(tenant: string | null, member: string, at: number, pairs: (string | number)[]): Promise<string[]> {
+  private indexArgs(tenant: string | null, member: string, at: number, pairs: (string | number)[]): Parameters<EventScripts['recapEventIndex']> {
     const s = tenantScope(tenant);
     const { ttlMs, conversations, perConversation, perTenant } = this.options;
     const bounded = tenant !== null;
-    return this.client.recapEventIndex(
+    return [
       this.key(`{${s}}:conversations`),
       this.bucketKey(s, 'minute', bucketStart(at, 'minute')),
       this.bucketKey(s, 'hour', bucketStart(at, 'hour')),
@@ -186,7 +217,7 @@ export class RedisEventLog implements EventLog {
       perConversation,
       bounded ? perTenant : 0,
       ...pairs,
-    );
+    ];
   }
 
   private async readEntry(tag: string): Promise<ConversationEntry | null> {

@@ -1,4 +1,4 @@
-import type { Cluster, Redis } from 'ioredis';
+import type { ChainableCommander, Cluster, Redis } from 'ioredis';
 
 // Lua scripts of the Redis event log. Each one's keys share one hash tag (the conversation's, the
 // tenant's, or `{*}` for all tenants), so a cluster runs it on one node without CROSSSLOT. Event
@@ -119,6 +119,12 @@ export interface EventScripts {
   recapEventUnindex(index: string, counts: string, ...members: string[]): Promise<number>;
   recapEventPage(index: string, max: string, after: string, limit: number): Promise<string[]>;
 }
+
+/** A pipeline with the scripts that record an event (defineCommand adds them to pipelines too). */
+export type EventPipeline = ChainableCommander & {
+  recapEventAppend(...args: Parameters<EventScripts['recapEventAppend']>): EventPipeline;
+  recapEventIndex(...args: Parameters<EventScripts['recapEventIndex']>): EventPipeline;
+};
 
 export function defineEventScripts<C extends Redis | Cluster>(client: C): C & EventScripts {
   client.defineCommand('recapEventAppend', { numberOfKeys: 2, lua: APPEND });
