@@ -95,6 +95,11 @@ describe('checkDocs', () => {
     expect(checkDocs(dir, { configSchema: schema, errorCodes })).toEqual(['docs/errors.md: documents `too_slow`, which src/errors.ts does not have']);
   });
 
+  it('reports a page of docs/ that the README does not link to', () => {
+    const dir = tree({ ...sound, 'docs/cost.md': '# Cost\n' });
+    expect(checkDocs(dir, { configSchema: schema, errorCodes })).toEqual(['README.md: no link to docs/cost.md (its table of contents lists every page of docs/)']);
+  });
+
   it('reports a README longer than the front page may be', () => {
     const dir = tree({ ...sound, 'README.md': `${README}${'line\n'.repeat(10)}` });
     expect(checkDocs(dir, { configSchema: schema, errorCodes, readmeMaxLines: 14 })).toEqual(['README.md: 15 lines, more than 14: move the reference into docs/']);

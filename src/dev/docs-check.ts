@@ -47,6 +47,9 @@ export function checkDocs(root: string, coverage: DocsCoverage): string[] {
     }
   }
   const readme = readPage(root, 'README.md');
+  if (readme !== undefined) {
+    for (const page of unlinkedPages(docPages(root), relativeLinks(readme))) problems.push(`README.md: no link to ${page} (its table of contents lists every page of docs/)`);
+  }
   const readmeLines = readme === undefined ? 0 : readme.replace(/\n$/, '').split('\n').length;
   const readmeMaxLines = coverage.readmeMaxLines ?? 300;
   if (readmeLines > readmeMaxLines) problems.push(`README.md: ${readmeLines} lines, more than ${readmeMaxLines}: move the reference into docs/`);
@@ -130,6 +133,12 @@ export function headingAnchors(markdown: string): Set<string> {
     for (const attribute of line.matchAll(/<a\s[^>]*(?:id|name)="([^"]+)"/g)) anchors.add(attribute[1]!.toLowerCase());
   }
   return anchors;
+}
+
+/** The docs/ pages that the front page's links (`docs/x.md`, `docs/x.md#part`) never name. */
+export function unlinkedPages(pages: string[], readmeLinks: string[]): string[] {
+  const linked = new Set(readmeLinks.map((link) => posix.normalize(safeDecode(link.split('#')[0]!))));
+  return pages.filter((page) => page.startsWith('docs/') && !linked.has(page));
 }
 
 /** Link and image targets that are not absolute URLs (no scheme), outside code blocks and code spans. */
