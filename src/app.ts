@@ -6,7 +6,7 @@ import { authenticate, type Caller, type DoorPolicy } from './auth/caller.js';
 import { createClientKeys } from './auth/client-keys.js';
 import { checkModelOfBody, type GatedBody } from './auth/model-gate.js';
 import { errorBody, errors, RecapError, sendError } from './errors.js';
-import { createCompactingHandler } from './http/compacting-handler.js';
+import { createCompactingHandler } from './pipeline/compacting-handler.js';
 import { passthrough } from './http/passthrough.js';
 import { registerRecapApi } from './inspect/routes.js';
 import { admitViewer } from './inspect/viewer.js';

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { errors } from '../errors.js';
+import { CREDENTIAL_HEADERS } from '../upstream/headers.js';
 import type { Client, ClientKeys } from './client-keys.js';
 
 // Who sent a request, as recap decided at the door (app.ts), before anything else reads it.
@@ -12,9 +13,6 @@ export type Caller =
   | { kind: 'credential'; credential: string }
   /** `shared`: all anonymous callers are one tenant (server.anonymous: shared); else they keep no records. */
   | { kind: 'anonymous'; shared: boolean };
-
-/** The headers a client authenticates with, in OpenAI's and Azure's styles and Anthropic's. */
-export const CREDENTIAL_HEADERS = ['authorization', 'api-key', 'x-api-key'] as const;
 
 /** The credential a caller presents, or '' for none. */
 export function credentialOf(headers: IncomingHttpHeaders): string {

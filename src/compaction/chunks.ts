@@ -1,7 +1,7 @@
 import type { ChatMessage } from '../messages/types.js';
 import { buildSummarizerMessages } from './prompt.js';
 import { type Pause, noPause } from '../slicing/slicer.js';
-import { isBpeSafeCut, piecesForCounting } from '../tokens/split.js';
+import { isBpeSafeCut, piecesForCounting } from './split.js';
 import { headChars } from './text.js';
 
 // An evicted span bigger than the summarizer model takes is summarized in chunks, each call

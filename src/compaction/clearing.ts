@@ -1,4 +1,4 @@
-import { recallHint } from '../recall/tool.js';
+import { recallHint } from './recall-hint.js';
 import { STEP_EVERY, type Steps } from '../slicing/slicer.js';
 import type { Layout } from './layout.js';
 import { stepUnits } from './units.js';

@@ -1,4 +1,3 @@
-import type { Prices } from '../pricing/prices.js';
 import type { Layout } from './layout.js';
 
 // Planning by cost (DESIGN rule 14): pure arithmetic on token counts and prices, no I/O.
@@ -28,6 +27,14 @@ import type { Layout } from './layout.js';
 // often. How deep: a smaller V costs less both to re-read and to keep, at every price, so a
 // cost-planned cut goes to the smallest view the model allows (`view_ratio` of the budget, a bound
 // on quality, not on money) and the prices decide how often.
+
+/** Prices per token (pricing/prices.ts works them out from the config's prices per million). */
+export interface Prices {
+  input: number;
+  cachedInput: number;
+  cacheWrite: number;
+  output: number;
+}
 
 export interface CostModel {
   /** The conversation's model. */

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ChatMessage } from '../messages/types.js';
-import { recallHint } from '../recall/tool.js';
+import { recallHint } from './recall-hint.js';
 import { defuse, wrap } from './delimiters.js';
 import { contentText } from './text.js';
 

@@ -5,7 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { coerceExpanded, type Env, type Expanded, interpolate } from './interpolate.js';
 import { configSchema, type Config, type ModelConfig } from './schema.js';
-import { parseRedisUrl } from '../store/redis-url.js';
+import { parseRedisUrl } from './redis-url.js';
 import { globMatches, isGlob } from './glob.js';
 import { knownKeysAt, nearestKey } from './known-keys.js';
 

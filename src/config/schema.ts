@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENCODING_NAMES } from '../tokens/encodings.js';
+import { ENCODING_NAMES } from './encoding-names.js';
 
 // The config file's shape. Defaults live here so that every consumer sees a complete config.
 

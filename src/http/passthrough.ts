@@ -1,11 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GatedBody } from '../auth/model-gate.js';
 import { RecapError, errors, sendError } from '../errors.js';
 import { requestAbort } from './client-abort.js';
 import { sendUpstreamResponse } from './send-upstream-response.js';
 import type { Upstream } from '../upstream/client.js';
 import { upstreamRequestHeaders } from '../upstream/headers.js';
 import { upstreamTarget } from '../upstream/target.js';
+
+/** A body read already (auth/model-gate.ts), with the Content-Type it goes with when it was encoded anew. */
+export interface ReadBody {
+  bytes: Buffer;
+  contentType?: string | undefined;
+}
 
 /**
  * Every `/v1/*` route other than chat completions: the request body is streamed to the default
@@ -15,7 +20,7 @@ export async function passthrough(
   req: IncomingMessage,
   res: ServerResponse,
   upstream: Upstream,
-  opts: { stripHeaders: readonly string[]; clientStallMs: number; body?: GatedBody },
+  opts: { stripHeaders: readonly string[]; clientStallMs: number; body?: ReadBody },
 ): Promise<{ status: number }> {
   const { signal } = requestAbort(res);
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';

@@ -5,7 +5,7 @@ import { type Segmentation, segmentSteps } from '../compaction/units.js';
 import { hashChain } from '../conversation/canonical.js';
 import { runSync, STEP_EVERY, type Steps } from '../slicing/slicer.js';
 import type { WireItems } from '../wire/format.js';
-import { PROJECTED_SUMMARY } from './audit.js';
+import { PROJECTED_SUMMARY } from './projected-summary.js';
 
 // A request taken apart for compaction: the pinned block, the rest with its token counts and
 // hash-chain links, its units (rules 1, 2) and the costs of the views recap can build (layout).

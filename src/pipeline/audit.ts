@@ -9,9 +9,6 @@ import type { Decision } from './decide.js';
 // of their own, so a later turn reports `reused` as it would have; the enforcing record of the
 // conversation is never read or written, and switching the model to `enforce` starts from nothing.
 
-/** The text of a projected summary: never forwarded, counted as the summary's limit (analyze.ts). */
-export const PROJECTED_SUMMARY = '\u0000recap: projected summary (audit mode)';
-
 export type AuditAction = 'none' | 'reused' | 'compacted' | 'cleared' | 'degraded';
 
 /** x-recap-audit: what enforcing would have done; `cleared` when the new checkpoint clears results only. */

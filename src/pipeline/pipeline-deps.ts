@@ -5,7 +5,6 @@ import type { EventRecorder } from '../events/recorder.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Summarizer } from '../summarizer/client.js';
-import type { BackgroundCompactor } from './background.js';
 import type { Records } from './records.js';
 import type { TokenService } from './token-service.js';
 
@@ -15,7 +14,6 @@ export interface PipelineDeps {
   records: Records;
   tokens: TokenService;
   summarizer: Summarizer;
-  background: BackgroundCompactor;
   tenantBudget: TenantBudget;
   proofs: CredentialProofs;
   metrics: Metrics;

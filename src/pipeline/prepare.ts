@@ -14,7 +14,7 @@ import { auditKey } from './audit.js';
 import { type Decision, decide } from './decide.js';
 import type { ForwardFirst } from './forward-first.js';
 import type { PipelineDeps } from './pipeline-deps.js';
-import { createRoutePlan, type PlanTokens, type RoutePlan } from './route-plan.js';
+import { createRoutePlan, type PathDeps, type PlanTokens, type RoutePlan } from './route-plan.js';
 import { type StepContext, summarizerRecorder } from './step-context.js';
 
 // The compaction part of a route's request path once its adapter has counted the request (DESIGN
@@ -37,7 +37,7 @@ export interface PrepareInput {
 }
 
 /** A request recap forwards as it came: counted, with its budget when the model has one. */
-export function planUntouched<T>(deps: PipelineDeps, input: PrepareInput, tokens: PlanTokens<T>, budget: Budget | undefined, identity?: Identity): RoutePlan<T> {
+export function planUntouched<T>(deps: PathDeps, input: PrepareInput, tokens: PlanTokens<T>, budget: Budget | undefined, identity?: Identity): RoutePlan<T> {
   return createRoutePlan({ deps, log: input.log, tokens, model: input.model, budget, identity });
 }
 
@@ -73,7 +73,7 @@ export interface CompactionRequest<T> {
   record?: Promise<LoadedRecord> | undefined;
 }
 
-export async function planCompaction<T>(deps: PipelineDeps, input: PrepareInput & { model: ModelConfig }, request: CompactionRequest<T>): Promise<RoutePlan<T>> {
+export async function planCompaction<T>(deps: PathDeps, input: PrepareInput & { model: ModelConfig }, request: CompactionRequest<T>): Promise<RoutePlan<T>> {
   const { model, log } = input;
   const { identity, counted, budget } = request;
   if (identity.keepsRecords) {
@@ -172,7 +172,7 @@ function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig
  * degrade), the same for every format: the format counts and names what opens the conversation,
  * the engine plans over its neutral items.
  */
-export async function prepareRequest<T, P extends ParsedRequest>(deps: PipelineDeps, format: WireFormat<T, P>, input: PrepareInput & { parsed: P }): Promise<RoutePlan<T>> {
+export async function prepareRequest<T, P extends ParsedRequest>(deps: PathDeps, format: WireFormat<T, P>, input: PrepareInput & { parsed: P }): Promise<RoutePlan<T>> {
   const { parsed, model, log } = input;
   const items = model && model.compaction.strategy !== 'off' ? format.compactable(parsed) : null;
   if (!model || !items) {

@@ -25,7 +25,7 @@ import type { CountedItems } from '../wire/format.js';
 import { analyze } from './analyze.js';
 import { createBackgroundCompactor } from './background.js';
 import type { ForwardFirst } from './forward-first.js';
-import type { PipelineDeps } from './pipeline-deps.js';
+import type { PathDeps } from './route-plan.js';
 import { planRules } from './plan-rules.js';
 import { planCompaction } from './prepare.js';
 import { createRecords } from './records.js';
@@ -203,7 +203,7 @@ export async function startRequestPath(): Promise<RequestPath> {
         secret: SECRET,
       };
       const background = createBackgroundCompactor(shared);
-      const deps: PipelineDeps = { ...shared, background };
+      const deps: PathDeps = { ...shared, background };
       const identity: Identity = { tenant: TENANT, conversation: `conversation-${n}`, explicit: true, keepsRecords: s.keepsRecords ?? true };
       const key = { tenant: identity.tenant, conversation: identity.conversation };
       const sessionCalls: RecordedRequest[] = [];

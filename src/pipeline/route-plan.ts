@@ -6,6 +6,7 @@ import type { RecallSession } from '../recall/session.js';
 import type { Budget } from '../tokens/budget.js';
 import type { Analysis } from './analyze.js';
 import { auditActionOf } from './audit.js';
+import type { BackgroundCompactor } from './background.js';
 import type { Decision } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import type { StepContext } from './step-context.js';
@@ -13,19 +14,13 @@ import { newestTurnTokens } from '../compaction/cost.js';
 import type { UsageReport } from '../tokens/usage.js';
 import { priceRequest } from './price-request.js';
 import { calibrates } from './token-service.js';
-import { observeUsage } from './usage-observer.js';
+import { observeUsage, type ResponseObserver } from './usage-observer.js';
 
 // The decision as a route's handler uses it: headers for the client, then callbacks as the
 // response goes out. Checkpoints are stored, and provisional ones confirmed, only once the
 // upstream's reply reached the client whole with a 2xx: a turn that the client did not get
 // (upstream broke or went silent, client left, an error status: rule 8) keeps nothing, and takes
 // back the provisional checkpoint it made unless another turn confirmed it meanwhile.
-
-export interface ResponseObserver {
-  onChunk(chunk: Buffer): void;
-  /** The usage the upstream reported, once the body has passed. */
-  usage(): UsageReport | undefined;
-}
 
 export interface RoutePlan<T> {
   /** The items to send upstream, or null to forward the client's bytes untouched. */
@@ -41,6 +36,11 @@ export interface RoutePlan<T> {
   abandon(): Promise<void>;
 }
 
+/** What the request path plans with: the engine's dependencies, and the compactor that prepares checkpoints off the request path (rule 10). */
+export interface PathDeps extends PipelineDeps {
+  background: BackgroundCompactor;
+}
+
 export interface PlanTokens<T> {
   /** The whole prompt as the client sent it (calibrated estimate): x-recap-tokens-in. */
   tokensIn: number;
@@ -50,7 +50,7 @@ export interface PlanTokens<T> {
 }
 
 export interface PlanInput<T> {
-  deps: PipelineDeps;
+  deps: PathDeps;
   log: RequestLog;
   tokens: PlanTokens<T>;
   model: ModelConfig | undefined;

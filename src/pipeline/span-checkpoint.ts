@@ -6,7 +6,7 @@ import type { ChatMessage } from '../messages/types.js';
 import { countLedger } from '../observability/metrics.js';
 import type { Checkpoint } from '../store/store.js';
 import type { Analysis } from './analyze.js';
-import { PROJECTED_SUMMARY } from './audit.js';
+import { PROJECTED_SUMMARY } from './projected-summary.js';
 import type { Base } from './choose-view.js';
 import { makeSummary, type SummaryResult } from './make-summary.js';
 import type { StepContext } from './step-context.js';

@@ -1,9 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { createSseUsageSniffer, usageReportFromJson } from '../tokens/usage.js';
-import type { ResponseObserver } from './route-plan.js';
+import { createSseUsageSniffer, type UsageReport, usageReportFromJson } from '../tokens/usage.js';
 
 // Reads the usage off a response as it passes to the client, for calibration and pricing. It only
 // looks at the chunks; they go to the client untouched and unbuffered.
+
+/** What watches a response's body go by for the usage the upstream reports. */
+export interface ResponseObserver {
+  onChunk(chunk: Buffer): void;
+  /** The usage the upstream reported, once the body has passed. */
+  usage(): UsageReport | undefined;
+}
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
 

@@ -1,14 +1,10 @@
+import type { Prices } from '../compaction/cost.js';
 import type { PricingConfig } from '../config/schema.js';
+
+export type { Prices } from '../compaction/cost.js';
 
 // Prices per token, from the config's prices per million tokens. A missing cached price means no
 // discount for cached input; a missing write price means writing costs what input costs.
-
-export interface Prices {
-  input: number;
-  cachedInput: number;
-  cacheWrite: number;
-  output: number;
-}
 
 /** What a request used, split the way providers bill it. */
 export interface BilledTokens {

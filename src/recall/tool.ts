@@ -36,8 +36,3 @@ export const RESPONSES_RECALL_TOOL_JSON = JSON.stringify({
   parameters: RECALL_TOOL_PARAMETERS,
   strict: false,
 });
-
-/** The sentence a stub or the summary's header carries when recall is offered. */
-export function recallHint(id: string | null): string {
-  return id ? `Recall it with recap_recall (id ${id}).` : 'Earlier content can be recalled with recap_recall.';
-}

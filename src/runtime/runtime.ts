@@ -8,7 +8,7 @@ import { createEventRecorder, type EventRecorder } from '../events/recorder.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics, watchSeenItems } from '../observability/metrics.js';
 import { type BackgroundCompactor, createBackgroundCompactor } from '../pipeline/background.js';
-import type { PipelineDeps } from '../pipeline/pipeline-deps.js';
+import type { PathDeps } from '../pipeline/route-plan.js';
 import { createRecords, type Records } from '../pipeline/records.js';
 import { createTokenService, type TokenService } from '../pipeline/token-service.js';
 import { createSeenItems, type SeenItems } from '../body/seen-items.js';
@@ -27,7 +27,7 @@ export interface Runtime {
   seen: SeenItems;
   tokens: TokenService;
   /** What the request path plans with, for every wire format. */
-  pipeline: PipelineDeps;
+  pipeline: PathDeps;
   background: BackgroundCompactor;
   secret: string;
   storeKind: string;
@@ -96,7 +96,7 @@ export async function createRuntime(config: Config, logger: Logger): Promise<Run
   const events = createEventRecorder({ config: config.events, events: store.events, metrics, logger });
   const shared = { config, records, tokens, summarizer, tenantBudget, proofs, metrics, events, logger, secret };
   const background = createBackgroundCompactor(shared);
-  const pipeline: PipelineDeps = { ...shared, background };
+  const pipeline: PathDeps = { ...shared, background };
   return {
     logger,
     metrics,

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countName } from './event-counts.js';
 import { bucketStart, type ConversationEvent } from './event-log.js';
-import type { MakeStore } from './store.case.js';
 import type { ConversationKey, Store, StoreLimits } from './store.js';
 
 // The event log's contract, run by every store (store.case.ts calls it): the listing API and the
@@ -33,7 +32,7 @@ function event(over: Partial<ConversationEvent> = {}): ConversationEvent {
   };
 }
 
-export function runEventLogCases(name: string, makeStore: MakeStore): void {
+export function runEventLogCases(name: string, makeStore: (limits: StoreLimits) => Promise<Store>): void {
   describe(`${name} store, event log`, () => {
     const opened: Store[] = [];
     const open = async (limits: Partial<StoreLimits> = {}) => {

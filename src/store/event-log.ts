@@ -1,4 +1,4 @@
-import type { ConversationKey } from './store.js';
+import type { ConversationKey } from './conversation-key.js';
 
 /** The compacting route a conversation belongs to: its records and events are kept per route (wire/format.ts). */
 export type EventRoute = 'chat' | 'responses';

@@ -1,5 +1,5 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { parseRedisUrl } from './redis-url.js';
+import { parseRedisUrl } from '../config/redis-url.js';
 
 // An ioredis client tuned to fail open (DESIGN rule 8): a command either gets an answer within the
 // command timeout or fails at once, and nothing is queued to be replayed after an outage, when it

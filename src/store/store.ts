@@ -1,13 +1,10 @@
+import type { ConversationKey } from './conversation-key.js';
 import type { EventLimits, UnreadableKind, EventLog } from './event-log.js';
+
+export type { ConversationKey } from './conversation-key.js';
 
 // What recap keeps per conversation, and the contract both stores (memory, Redis) honour.
 // The shared case suite (store.case.ts) is the executable form of this contract.
-
-/** Both parts are already opaque hashes (base64url): a raw credential or header never gets here. */
-export interface ConversationKey {
-  tenant: string;
-  conversation: string;
-}
 
 /**
  * "Of the first `prefix` items after the pinned ones, identified by `chainHash`, the first

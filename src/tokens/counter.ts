@@ -3,7 +3,7 @@ import { createSlicer, type Pause, SLICE_MS } from '../slicing/slicer.js';
 import { type TokenCache, tokenCacheKey, tokenCacheKeyFromHash } from './cache.js';
 import { type EncodingName, getTokenizer, type TextTokenizer } from './encodings.js';
 import { messageCost, REPLY_PRIMING_TOKENS } from './message-tokens.js';
-import { piecesForCounting } from './split.js';
+import { piecesForCounting } from '../compaction/split.js';
 import { knownToolsTokens, toolsTokens } from './tools-tokens.js';
 
 // Counts prompts the way OpenAI bills them (message-tokens.ts, tools-tokens.ts), one cached entry

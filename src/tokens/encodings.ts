@@ -3,15 +3,14 @@ import type { TiktokenBPE } from 'js-tiktoken/lite';
 import { mergedTokenCount } from './bpe-merge.js';
 import { buildRankTable, byteString } from './rank-table.js';
 import { estimateTokens, isSegmentStart } from './estimate.js';
-import { isBpeSafeCut, type CutTest } from './split.js';
+import { isBpeSafeCut, type CutTest } from '../compaction/split.js';
+import type { EncodingName } from '../config/encoding-names.js';
 
 // The tokenizers recap counts with. The BPE rank tables are large (o200k_base takes a few hundred
 // milliseconds to build), so each is built at most once per process, on first use, unless the
 // server preloads the ones its config names at boot so the first request does not pay for it.
 
-export type EncodingName = 'o200k_base' | 'cl100k_base' | 'estimate';
-
-export const ENCODING_NAMES: readonly EncodingName[] = ['o200k_base', 'cl100k_base', 'estimate'];
+export { ENCODING_NAMES, type EncodingName } from '../config/encoding-names.js';
 
 export interface TextTokenizer {
   readonly name: EncodingName;

@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, context, propagation, trace, type Tracer } from '@opentelemetry/api';
 import type { Dispatcher } from 'undici';
 import type { RequestLog } from '../observability/request-log.js';
-import type { Summarizer } from '../summarizer/client.js';
 import { errorType, pathOnly, requestAttributes, requestFailed, spanName, truncate } from './attributes.js';
 
 // The spans of the request path, behind four wrappers that the code they wrap calls in one line.
@@ -62,8 +61,21 @@ export function traceStore<T>(store: string, op: string, call: () => Promise<T>)
   });
 }
 
+/** What a span reads of a summarizer call (summarizer/client.ts): the model asked, where, and its limit. */
+interface SummarizerCallShape {
+  model: string;
+  upstream: string;
+  maxTokens: number;
+}
+
+/** What a span reads of a summarizer's reply: the tokens it reported. */
+interface SummarizerReplyShape {
+  promptTokens?: number | undefined;
+  completionTokens?: number | undefined;
+}
+
 /** The summarizer call, with the model asked and the tokens it reported. */
-export function traceSummarizer(summarize: Summarizer): Summarizer {
+export function traceSummarizer<C extends SummarizerCallShape, R extends SummarizerReplyShape>(summarize: (call: C) => Promise<R>): (call: C) => Promise<R> {
   return (call) => {
     if (tracer === undefined) return summarize(call);
     const attributes = {

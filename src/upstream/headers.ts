@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import { CREDENTIAL_HEADERS } from '../auth/caller.js';
+
+/** The headers a client authenticates with, in OpenAI's and Azure's styles and Anthropic's. */
+export const CREDENTIAL_HEADERS = ['authorization', 'api-key', 'x-api-key'] as const;
 
 // RFC 9110 §7.6.1: connection-specific fields apply to one hop only, as do the fields that the
 // `Connection` header nominates. They are stripped before anything else looks at the headers.

@@ -2,7 +2,7 @@ import type { ChatMessage } from '../../messages/types.js';
 import { isObj, type Obj, parseObject } from '../../recall/json-object.js';
 import { RECALL_TOOL_NAME } from '../../recall/tool.js';
 import type { ReplyCalls, StreamReading } from '../../recall/wire.js';
-import { chatReplyCalls } from './recall.js';
+import { chatReplyCalls } from './recall-calls.js';
 
 // A streamed chat reply as recall reads it, event by event (the events come from the stream's
 // parser, http/stream-end.ts's eventsource-parser): whether it has started calling tools, and the

@@ -1,9 +1,10 @@
 import { replaceDocumentMembers, spliceArray } from '../../body/splice.js';
-import type { ChatMessage, ToolCall } from '../../messages/types.js';
+import type { ChatMessage } from '../../messages/types.js';
 import { isObj, type Obj } from '../../recall/json-object.js';
-import { CHAT_RECALL_TOOL_JSON, RECALL_TOOL_NAME } from '../../recall/tool.js';
-import type { RecallWire, ReplyCalls } from '../../recall/wire.js';
+import { CHAT_RECALL_TOOL_JSON } from '../../recall/tool.js';
+import type { RecallWire } from '../../recall/wire.js';
 import type { ChatBody } from './parse-request.js';
+import { chatReplyCalls } from './recall-calls.js';
 import { chatEventWithUsage, chatStreamReading } from './recall-stream.js';
 
 // The chat completions form of recap_recall (rule 13): the tool goes after the client's `tools`;
@@ -14,19 +15,6 @@ function firstMessage(reply: unknown): Obj | null {
   if (!isObj(reply) || !Array.isArray(reply.choices)) return null;
   const choice = reply.choices[0];
   return isObj(choice) && isObj(choice.message) ? choice.message : null;
-}
-
-function isRecall(call: unknown): call is ToolCall {
-  return isObj(call) && isObj(call.function) && call.function.name === RECALL_TOOL_NAME && typeof call.id === 'string';
-}
-
-/** A chat message's recall calls, with the message cut down to them, or null when it makes none. */
-export function chatReplyCalls(message: Obj | null): ReplyCalls<ChatMessage> | null {
-  const calls = message && Array.isArray(message.tool_calls) ? (message.tool_calls as unknown[]) : [];
-  const recalls = calls.filter(isRecall);
-  if (recalls.length === 0) return null;
-  const assistant: ChatMessage = { role: 'assistant', content: typeof message?.content === 'string' ? message.content : null, tool_calls: recalls };
-  return { calls: recalls.map((c) => ({ id: c.id, arguments: c.function.arguments })), assistant: [assistant], dropped: calls.length - recalls.length };
 }
 
 /** The reply without tool calls, as a plain answer: what the client gets when the hop bound is reached. */

@@ -3,27 +3,52 @@ import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { type Caller, mayUse } from '../auth/caller.js';
 import { refuseOtherModels } from '../auth/model-gate.js';
+import type { SeenItems } from '../body/seen-items.js';
+import type { Config, ModelConfig } from '../config/config.js';
 import { namedConversation } from '../conversation/identify.js';
 import { errors, RecapError, sendError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
 import { clientField, type RequestLog } from '../observability/request-log.js';
-import { forwardFirstOf } from '../pipeline/forward-first.js';
-import { prepareRequest } from '../pipeline/prepare.js';
-import type { RoutePlan } from '../pipeline/route-plan.js';
+import { forwardFirstOf } from './forward-first.js';
+import { prepareRequest } from './prepare.js';
+import type { PathDeps, RoutePlan } from './route-plan.js';
+import type { TokenService } from './token-service.js';
 import { recallTurn } from '../recall/hops.js';
 import { recallReply } from '../recall/reply.js';
-import type { AppDeps } from '../runtime/deps.js';
 import { matchOnArrival } from '../body/items-on-arrival.js';
 import { createSlicer, SLICE_MS } from '../slicing/slicer.js';
-import type { Upstream } from '../upstream/client.js';
+import type { Upstream, UpstreamRegistry } from '../upstream/client.js';
 import { upstreamRequestHeaders } from '../upstream/headers.js';
 import type { ParsedRequest, WireFormat } from '../wire/format.js';
-import { requestAbort } from './client-abort.js';
-import { readBody } from './read-body.js';
-import { sendUpstreamResponse } from './send-upstream-response.js';
-import { isEventStream, judgeStreamEnd } from './stream-end.js';
+import { requestAbort } from '../http/client-abort.js';
+import { readBody } from '../http/read-body.js';
+import { sendUpstreamResponse } from '../http/send-upstream-response.js';
+import { isEventStream, judgeStreamEnd } from '../http/stream-end.js';
 
-/** A compacting route, as the request path of DESIGN.md reads top to bottom. */
-export function createCompactingHandler<T, P extends ParsedRequest>(deps: AppDeps, format: WireFormat<T, P>) {
+/** The model config a name resolves to (none: forwarded without compaction) and the upstream it goes to. */
+export interface ModelRoute {
+  model: ModelConfig | undefined;
+  upstream: string;
+}
+
+/** What a compacting route is built from (runtime/deps.ts's AppDeps holds these). */
+export interface HandlerDeps {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  upstreams: UpstreamRegistry;
+  routeModel(model: string): ModelRoute;
+  /** What the request path plans with (prepare.ts), the same for every wire format. */
+  pipeline: PathDeps;
+  /** The conversation items parsed lately, so that a request parses only what is new in it. */
+  seen: SeenItems;
+  /** The request path's token counters: forward-first reads what they counted before. */
+  tokens: Pick<TokenService, 'counterFor'>;
+}
+
+/** A compacting route, as the request path of docs/design.md reads top to bottom. */
+export function createCompactingHandler<T, P extends ParsedRequest>(deps: HandlerDeps, format: WireFormat<T, P>) {
   const { config } = deps;
   // recap's own conversation header never goes upstream; the clients' own session headers after it do.
   const stripHeaders = config.server.conversation_header.slice(0, 1);

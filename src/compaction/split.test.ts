@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ENCODING_NAMES, getTokenizer } from './encodings.js';
-import { SAMPLES } from './samples.case.js';
+import { ENCODING_NAMES, getTokenizer } from '../tokens/encodings.js';
+import { SAMPLES } from '../tokens/samples.case.js';
 import { isBpeSafeCut, piecesForCounting } from './split.js';
 
 // Text that stresses every pre-token rule: contractions, upper-case runs, digit groups, CRLF after
