@@ -10,6 +10,10 @@ import { createCompactingHandler } from './pipeline/compacting-handler.js';
 import { passthrough } from './http/passthrough.js';
 import { registerRecapApi } from './inspect/routes.js';
 import { admitViewer } from './inspect/viewer.js';
+import { createAnonymousNotice } from './observability/anonymous-notice.js';
+import { keepsRecords, tenantOfCaller } from './conversation/identify.js';
+import type { RequestTenant } from './events/recorder.js';
+import { passthroughRouteName } from './http/passthrough-route.js';
 import { newRequestLog, type RequestLog } from './observability/request-log.js';
 import type { AppDeps } from './runtime/deps.js';
 import { traceRequest } from './tracing/spans.js';
@@ -52,6 +56,11 @@ export function createApp(deps: AppDeps): RecapApp {
     anonymous: deps.config.server.anonymous,
   };
 
+  const anonymous = createAnonymousNotice(deps.logger);
+  /** Whose counts a request without a conversation adds to: its caller's tenant, when its records are kept. */
+  const ownerOf = (caller: Caller | undefined): RequestTenant | undefined =>
+    caller && keepsRecords(caller) ? { tenant: tenantOfCaller(caller, deps.secret), vouched: caller.kind !== 'credential' } : undefined;
+
   const finish = (log: RequestLog, status: number, caller?: Caller) => {
     log.status = status;
     deps.metrics.requests.inc({ route: log.route, model: log.modelLabel ?? '', status: String(status) });
@@ -59,9 +68,10 @@ export function createApp(deps: AppDeps): RecapApp {
     const client = caller?.kind === 'client' ? caller.client.name : undefined;
     const durationMs = Math.round((performance.now() - log.startedAt) * 100) / 100;
     // The target names the conversation in full (its id as the client sent it): it goes to the event only.
-    const { target: _target, ...line } = log;
+    const { target: _target, viewMap: _viewMap, ...line } = log;
     deps.logger.info({ ...line, client, durationMs }, 'request');
-    deps.events.record(log, durationMs);
+    deps.events.record(log, durationMs, ownerOf(caller));
+    anonymous.observe(caller, log);
   };
 
   // Every /v1/* request is decided at the door first, once, by the route that serves it (a caller
@@ -103,11 +113,12 @@ export function createApp(deps: AppDeps): RecapApp {
     return c.body(await (deps.metricsText?.() ?? deps.metrics.registry.metrics()), 200, { 'content-type': deps.metrics.registry.contentType });
   });
 
-  registerRecapApi(app, deps);
+  registerRecapApi(app, deps, { viewers: viewerPolicy, notices: () => anonymous.lines() });
   registerDashboard(app);
 
   async function serveCompacting(format: AnyWireFormat, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const log = newRequestLog('POST', format.path);
+    log.routeName = format.items.route;
     // Several layers rightly watch one response's 'close' (server adapter, shutdown tracking,
     // client-abort signal, stream pipeline); past ten Node would warn of a leak that is not one.
     res.setMaxListeners(32);
@@ -131,6 +142,7 @@ export function createApp(deps: AppDeps): RecapApp {
     const log = newRequestLog(incoming.method ?? 'GET', c.req.routePath);
     const caller = enter(incoming, outgoing, log);
     if (!caller) return RESPONSE_ALREADY_SENT;
+    log.routeName = passthroughRouteName(incoming.url ?? '');
     const upstream = deps.upstreams.get(deps.defaultUpstream)!;
     let body: GatedBody | undefined;
     try {
@@ -142,7 +154,11 @@ export function createApp(deps: AppDeps): RecapApp {
       finish(log, outgoing.statusCode, caller);
       return RESPONSE_ALREADY_SENT;
     }
-    await traceRequest(log, incoming, outgoing, () => passthrough(incoming, outgoing, upstream, { stripHeaders, clientStallMs: deps.config.server.client_stall_ms, body }));
+    const { answered } = await traceRequest(log, incoming, outgoing, () =>
+      passthrough(incoming, outgoing, upstream, { stripHeaders, clientStallMs: deps.config.server.client_stall_ms, body }),
+    );
+    // What the upstream answered (recap's own failure to reach it is no answer): it judges a caller's credential.
+    if (answered !== undefined) log.upstreamStatus = answered;
     finish(log, outgoing.statusCode, caller);
     return RESPONSE_ALREADY_SENT;
   });

@@ -121,8 +121,8 @@ describe('the listing', () => {
     for (const target of ['/recap/v1/conversations', '/recap/v1/conversations/alpha-1/events', '/recap/v1/overview', '/recap/v1/whoami']) {
       expect((await api(null, target)).status).toBe(401);
     }
-    expect((await api(A, '/recap/v1/whoami')).body).toEqual({ admin: false, client: 'alpha', tenant: clientTenant('alpha', TEST_SECRET) });
-    expect((await api(ADMIN, '/recap/v1/whoami')).body).toEqual({ admin: true, client: null, tenant: null });
+    expect((await api(A, '/recap/v1/whoami')).body).toEqual({ admin: false, kind: 'client', client: 'alpha', tenant: clientTenant('alpha', TEST_SECRET) });
+    expect((await api(ADMIN, '/recap/v1/whoami')).body).toEqual({ admin: true, kind: 'admin', client: null, tenant: null });
   });
 });
 

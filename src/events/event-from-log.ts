@@ -13,6 +13,7 @@ const round2 = (ms: number) => Math.round(ms * 100) / 100;
 const money = (v: number) => Math.round(v * 1e6) / 1e6;
 
 export function eventFromLog(log: RequestLog, route: ConversationEvent['route'], at: number, durationMs: number): ConversationEvent {
+  const map = log.viewMap?.();
   const event: ConversationEvent = {
     at,
     route,
@@ -42,6 +43,11 @@ export function eventFromLog(log: RequestLog, route: ConversationEvent['route'],
   if (log.costDecision !== undefined) {
     const d = log.costDecision;
     event.cost_decision = { saves: money(d.saves), costs: money(d.costs), calls: Math.round(d.calls), verdict: d.verdict };
+  }
+  if (log.forwardedMs !== undefined) event.own_ms = round2(Math.min(log.forwardedMs, durationMs));
+  if (map) {
+    event.view = map.view;
+    event.summary_tokens = map.summary_tokens;
   }
   return event;
 }

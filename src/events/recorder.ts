@@ -2,8 +2,9 @@ import type { EventsConfig } from '../config/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { RequestLog } from '../observability/request-log.js';
-import { spendCounts } from '../store/event-counts.js';
-import type { EventLog, RecordedEvent } from '../store/event-log.js';
+import { headChars } from '../compaction/text.js';
+import { eventCounts, spendCounts } from '../store/event-counts.js';
+import type { ConversationEvent, EventLog, RecordedEvent } from '../store/event-log.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { eventFromLog } from './event-from-log.js';
 
@@ -13,9 +14,20 @@ import { eventFromLog } from './event-from-log.js';
 // written in batches, a batch FLUSH_MS after its first event (or once it holds BATCH_MAX): the
 // store is then asked once per batch, in one round trip, instead of several times per request.
 
+/** Whose a request is when it belongs to no conversation with records (pass-through, an unconfigured model). */
+export interface RequestTenant {
+  tenant: string;
+  /** recap vouches for the tenant (a configured client, the shared anonymous one); else only the upstream judges it. */
+  vouched: boolean;
+}
+
 export interface EventRecorder {
-  /** Queues the event of a finished request that belongs to a conversation (log.target); never waits, never throws. */
-  record(log: RequestLog, durationMs: number): void;
+  /**
+   * Queues what a finished request leaves: its event, when it belongs to a conversation
+   * (log.target); else, for its tenant, its counts only (the overview's figures per model and
+   * route). An error goes to the error lists too. Never waits, never throws.
+   */
+  record(log: RequestLog, durationMs: number, owner?: RequestTenant): void;
   /** Queues a summarizer spend made apart from any request (background preparation). */
   spend(tenant: string, modelLabel: string, calls: number, tokens: number): void;
   /** Writes what is queued now and resolves once every queued write has settled. */
@@ -37,6 +49,18 @@ interface Write {
   /** Events it writes (a spend counts as one): what the queue bound counts. */
   size: number;
   run(): Promise<void>;
+}
+
+/** What a pass-through request's counts are grouped under: recap reads no model from its body. */
+export const PASS_THROUGH_LABEL = '(pass-through)';
+// A model no config entry matches is grouped under its own name once the upstream served it (a
+// name the upstream knows: the labels stay few), else under `unconfigured`.
+const NAME_LABEL_MAX_CHARS = 64;
+
+function countsLabel(log: RequestLog, event: ConversationEvent): string {
+  if (log.model === undefined) return PASS_THROUGH_LABEL;
+  const served = log.upstreamStatus !== undefined && log.upstreamStatus >= 200 && log.upstreamStatus < 300;
+  return event.model_label === 'unconfigured' && served && event.model !== '' ? headChars(event.model, NAME_LABEL_MAX_CHARS) : event.model_label;
 }
 
 export function createEventRecorder(opts: { config: EventsConfig; events: EventLog; metrics: Metrics; logger: Logger }): EventRecorder {
@@ -104,19 +128,34 @@ export function createEventRecorder(opts: { config: EventsConfig; events: EventL
   };
 
   return {
-    record(log, durationMs) {
+    record(log, durationMs, owner) {
       const target = log.target;
-      if (!config.enabled || !target) return;
+      if (!config.enabled || (!target && !owner)) return;
       // A credential that only the upstream judges is a tenant once the upstream did not refuse it:
       // junk keys leave nothing behind, as they leave no records (route-plan.ts).
-      if (!target.vouched && (log.upstreamStatus === undefined || REFUSED.has(log.upstreamStatus))) return;
+      if (!(target ?? owner)!.vouched && (log.upstreamStatus === undefined || REFUSED.has(log.upstreamStatus))) return;
       if (!admit()) return;
-      batch.push({ key: target.key, event: eventFromLog(log, target.route, Date.now(), durationMs), id: config.keep_ids ? target.id : null });
-      if (batch.length >= BATCH_MAX) flush();
-      else if (timer === undefined) {
-        timer = setTimeout(flush, FLUSH_MS);
-        // A batch waiting for its time never keeps the process alive: close() writes it.
-        timer.unref();
+      const at = Date.now();
+      const event = eventFromLog(log, target?.route ?? log.routeName ?? 'other', at, durationMs);
+      const tenant = target ? target.key.tenant : owner!.tenant;
+      if (target) {
+        batch.push({ key: target.key, event, id: config.keep_ids ? target.id : null });
+        if (batch.length >= BATCH_MAX) flush();
+        else if (timer === undefined) {
+          timer = setTimeout(flush, FLUSH_MS);
+          // A batch waiting for its time never keeps the process alive: close() writes it.
+          timer.unref();
+        }
+      } else {
+        // No conversation: the overview's counts only.
+        event.model_label = countsLabel(log, event);
+        pending.push({ size: 1, run: () => events.addCounts(tenant, at, eventCounts(event)) });
+        pump();
+      }
+      if ((event.status >= 400 || event.error !== undefined) && admit()) {
+        const error = { at, status: event.status, code: event.error ?? null, model: event.model || event.model_label, route: String(event.route), tenant, conversation: target?.key.conversation ?? null };
+        pending.push({ size: 1, run: () => events.recordError(error) });
+        pump();
       }
     },
     spend(tenant, modelLabel, calls, tokens) {

@@ -21,7 +21,7 @@ export async function passthrough(
   res: ServerResponse,
   upstream: Upstream,
   opts: { stripHeaders: readonly string[]; clientStallMs: number; body?: ReadBody },
-): Promise<{ status: number }> {
+): Promise<{ status: number; answered?: number }> {
   const { signal } = requestAbort(res);
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
   try {
@@ -37,7 +37,7 @@ export async function passthrough(
       signal,
     });
     await sendUpstreamResponse(res, response, { upstream: upstream.name, clientStallMs: opts.clientStallMs });
-    return { status: response.statusCode };
+    return { status: response.statusCode, answered: response.statusCode };
   } catch (err) {
     if (signal.aborted) return { status: 499 };
     const recapErr = err instanceof RecapError ? err : errors.internal();

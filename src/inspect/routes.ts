@@ -6,8 +6,8 @@ import { auditKey } from '../pipeline/audit.js';
 import type { AppDeps } from '../runtime/deps.js';
 import { StoreUnavailableError } from '../store/store.js';
 import { conversationKey, describeConversation, idFromPath } from './inspect.js';
-import { conversationEvents, type ListingContext, listConversations, overview } from './listing.js';
-import { tenantsToList, tenantToRead, viewerOf } from './viewer.js';
+import { conversationEvents, guarded, type ListingContext, listConversations, type Notices, overview } from './listing.js';
+import { describeCredential, tenantsToList, tenantToRead, type ViewerPolicy, viewerOf } from './viewer.js';
 
 type Env = { Bindings: HttpBindings };
 
@@ -20,7 +20,7 @@ export function listingContext(deps: AppDeps): ListingContext {
   return { events: deps.records.store.events, clientNames, modes };
 }
 
-export function registerRecapApi(app: Hono<Env>, deps: AppDeps): void {
+export function registerRecapApi(app: Hono<Env>, deps: AppDeps, opts: { viewers: ViewerPolicy; notices: Notices }): void {
   const ctx = listingContext(deps);
   const { secret } = deps;
   const named = (c: Context<Env>) => ({ tenant: c.req.query('tenant'), client: c.req.query('client') });
@@ -35,17 +35,40 @@ export function registerRecapApi(app: Hono<Env>, deps: AppDeps): void {
     const viewer = viewerOf(c.env.incoming);
     // A caller with no tenant of its own and no admin token reads nothing: it is not logged in.
     if (!viewer.admin && viewer.tenant === null) throw errors.unauthorized();
-    return c.json({ admin: viewer.admin, tenant: viewer.tenant, client: viewer.client ?? null });
+    const kind = viewer.admin ? 'admin' : viewer.client !== undefined ? 'client' : 'credential';
+    return c.json({ admin: viewer.admin, kind, tenant: viewer.tenant, client: viewer.client ?? null });
+  });
+
+  // The dashboard's login: what a value is taken for (sent as both the admin token and a key),
+  // answered 200 whatever it is; for a caller's own credential, whether any conversation was made with it.
+  app.get('/recap/ui/login', async function describeLogin(c) {
+    const described = describeCredential(c.env.incoming, opts.viewers);
+    let conversations: boolean | null = null;
+    if (described.kind === 'credential') conversations = (await guarded(() => ctx.events.conversations(described.tenant, { limit: 1 }))).items.length > 0;
+    return c.json({ ...described, conversations }, 200, { 'cache-control': 'no-store' });
   });
 
   app.get('/recap/v1/conversations', async function listTenantConversations(c) {
     const viewer = viewerOf(c.env.incoming);
-    const tenants = tenantsToList(viewer, named(c), secret);
-    return c.json(await listConversations(ctx, tenants, viewer.admin, { cursor: c.req.query('cursor'), limit: c.req.query('limit') }));
+    const n = named(c);
+    const tenants = tenantsToList(viewer, n, secret);
+    const q = c.req.query();
+    // An exact id is looked up in the tenant it belongs to: the caller's own, or the one the admin names.
+    const exact = tenants === null ? undefined : (id: string) => (['chat', 'responses'] as const).map((route) => conversationKey(tenants, { id, route }, secret));
+    return c.json(
+      await listConversations(
+        ctx,
+        tenants,
+        viewer.admin,
+        { cursor: q.cursor, limit: q.limit, q: q.q, model: q.model, route: q.route, action: q.action, from: q.from, to: q.to },
+        exact,
+      ),
+    );
   });
 
   app.get('/recap/v1/overview', async function overviewOfTenants(c) {
-    return c.json(await overview(ctx, tenantsToList(viewerOf(c.env.incoming), named(c), secret), { range: c.req.query('range') }));
+    const q = c.req.query();
+    return c.json(await overview(ctx, tenantsToList(viewerOf(c.env.incoming), named(c), secret), { range: q.range, from: q.from, to: q.to }, opts.notices));
   });
 
   app.get('/recap/v1/conversations/:id/events', async function listConversationEvents(c) {

@@ -95,3 +95,35 @@ export function tenantsToList(viewer: Viewer, named: NamedTenant, secret: string
   if (viewer.tenant !== null) return viewer.tenant;
   throw errors.unauthorized();
 }
+
+/** What the dashboard's login learns of a value it was given (sent both as the admin token and as a key). */
+export interface CredentialDescription {
+  /** `admin`: the admin token; `client`: a configured client's key; `credential`: a caller's own API key (no clients configured); `none`: recap takes it as neither. */
+  kind: 'admin' | 'client' | 'credential' | 'none';
+  /** Whether server.admin_token is configured at all. */
+  admin_token: boolean;
+  /** Whether clients are configured (then only their keys are keys). */
+  clients: boolean;
+  client: string | null;
+  tenant: string | null;
+}
+
+/**
+ * Describes the credential of a request without refusing it: the dashboard's login asks this
+ * once, so that an ordinary login makes no request that fails (no 401 in the browser's console).
+ */
+export function describeCredential(req: IncomingMessage, policy: ViewerPolicy): CredentialDescription {
+  const base = { admin_token: policy.adminToken !== undefined, clients: policy.door.keys !== undefined };
+  if (presentsAdminToken(req.headers, policy.adminToken)) return { kind: 'admin', ...base, client: null, tenant: null };
+  let caller: Caller;
+  try {
+    caller = authenticate(req.headers, policy.door);
+  } catch (err) {
+    if (!(err instanceof RecapError)) throw err;
+    return { kind: 'none', ...base, client: null, tenant: null };
+  }
+  if (!keepsRecords(caller)) return { kind: 'none', ...base, client: null, tenant: null };
+  const tenant = tenantOfCaller(caller, policy.secret);
+  if (caller.kind === 'client') return { kind: 'client', ...base, client: caller.client.name, tenant };
+  return { kind: 'credential', ...base, client: null, tenant };
+}

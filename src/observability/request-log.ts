@@ -1,5 +1,6 @@
 import { headChars } from '../compaction/text.js';
 import type { EventRoute } from '../store/event-log.js';
+import type { ViewRow } from '../store/event-log.js';
 import type { ConversationKey } from '../store/store.js';
 
 /** The conversation a request belongs to, for its event (events/recorder.ts). */
@@ -71,6 +72,12 @@ export interface RequestLog {
   error?: string;
   /** Set once the request is known to belong to a conversation whose records are kept; never logged. */
   target?: EventTarget;
+  /** A pass-through route's bounded name (`embeddings`, `models`, … or `other`), for the overview's counts. */
+  routeName?: string;
+  /** ms from the request's arrival until recap sent it upstream: recap's own part of its time. */
+  forwardedMs?: number;
+  /** The event's view map, worked out only when the event is written (events/view-map.ts); never logged. */
+  viewMap?: () => { view: ViewRow[]; summary_tokens: number };
 }
 
 export function newRequestLog(method: string, route: string): RequestLog {

@@ -29,6 +29,8 @@ export interface Analysis<T> {
   codec: SummaryCodec;
   /** Rest item i as recap shows it once cleared. */
   clearedItem(i: number): T;
+  /** Tokens of every item of the request, the pinned block's included (the view map of its event). */
+  itemTokens: readonly number[];
 }
 
 export interface AnalysisInput<T> {
@@ -116,6 +118,7 @@ export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
     pinned,
     rest,
     layout,
+    itemTokens: input.tokens,
     get links() {
       links ??= hashChain(input.hashes.slice(seg.pinnedCount), '', rest as object[]);
       return links;

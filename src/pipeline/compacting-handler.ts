@@ -56,6 +56,8 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
   function forward(upstream: Upstream, req: IncomingMessage, body: Buffer, signal: AbortSignal, log: RequestLog): Promise<Dispatcher.ResponseData> {
     if (config.server.log_bodies) deps.logger.debug({ conversation: log.conversation, body: body.toString('utf8') }, 'forwarded body');
     const forwardedAt = performance.now();
+    // The first hop: what came before it was recap's own work (a recall's later hops are the upstream's).
+    log.forwardedMs ??= Math.round((forwardedAt - log.startedAt) * 100) / 100;
     return upstream
       .request({
         method: 'POST',

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ModelConfig } from '../config/config.js';
 import type { Identity } from '../conversation/identify.js';
+import { viewMap } from '../events/view-map.js';
 import type { RequestLog } from '../observability/request-log.js';
 import type { RecallSession } from '../recall/session.js';
 import type { Budget } from '../tokens/budget.js';
@@ -64,6 +65,23 @@ export interface PlanInput<T> {
   recall?: RecallSession<T> | undefined;
 }
 
+/** The view map of a decision (events/view-map.ts): the request's messages and what the view made of each. */
+function viewMapOf<T>(a: Analysis<T>, decision: Decision<T>) {
+  const { base } = decision;
+  const shape = decision.shape ?? base;
+  const view = viewMap({
+    pinnedCount: a.seg.pinnedCount,
+    summaryIndex: a.seg.summaryIndex,
+    tokens: a.itemTokens,
+    kinds: a.seg.kinds,
+    covered: shape.covered,
+    kept: shape.kept,
+    cleared: shape.cleared,
+    summarizedUpTo: base.summary === null ? 0 : base.covered,
+  });
+  return { view, summary_tokens: base.summary === null ? 0 : a.summaryTokens(base.summary) };
+}
+
 export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity, compaction, recall }: PlanInput<T>): RoutePlan<T> {
   const decision = compaction?.decision;
   // Audit mode (audit.ts): the decision is what enforcing would have done, the client's bytes go.
@@ -83,6 +101,8 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
   log.budget = budget?.prompt;
   log.cleared = decision ? (decision.stubs ?? decision.base.cleared.size) : 0;
   if (decision?.action === 'compacted') log.compaction = decision.clearingOnly ? 'clearing' : 'summary';
+  // The view recap chose (audit mode: would have chosen), message by message, for the event.
+  if (compaction && decision?.view) log.viewMap = () => viewMapOf(compaction.a, decision);
   const headers: Record<string, string> = {
     'x-recap-action': action,
     'x-recap-tokens-in': String(tokens.tokensIn),

@@ -19,12 +19,47 @@ export function splitCountName(name: string): { model: string; metric: string } 
   return { model: name.slice(0, cut), metric: name.slice(cut + 1) };
 }
 
+/**
+ * Upper bounds (ms) of the latency histograms the overview's p50/p95 are read from
+ * (inspect/overview.ts); `inf` above the last. A count per bound and bucket, per model and route.
+ */
+export const LATENCY_BOUNDS_MS = [10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000, 120_000, 300_000] as const;
+
+/** The histogram bucket a latency falls in: `le<bound>`, or `inf`. */
+export function latencyBucket(ms: number): string {
+  const bound = LATENCY_BOUNDS_MS.find((b) => ms <= b);
+  return bound === undefined ? 'inf' : `le${bound}`;
+}
+
+/** A route's name as a metric part: no `.` or `|` (it is read back by splitting on them). */
+const routePart = (route: string): string => route.replace(/[.|]/g, '_');
+
+/** Money is counted in millionths (the counts are integers). */
+export const MONEY_SCALE = 1_000_000;
+
 /** The overview's increments for one event; only the non-zero ones. */
 export function eventCounts(e: ConversationEvent): Record<string, number> {
   const counts: Record<string, number> = {};
+  const route = `route.${routePart(String(e.route))}.`;
   const add = (metric: string, n: number) => {
     if (n > 0) counts[countName(e.model_label, metric)] = n;
   };
+  const error = e.status >= 400 || e.error !== undefined ? 1 : 0;
+  // Per route: requests, errors and latency, whatever the model.
+  add(`${route}requests`, 1);
+  add(`${route}errors`, error);
+  add(`${route}latency.${latencyBucket(e.latency_ms)}`, 1);
+  if (e.own_ms !== undefined) add(`${route}own.${latencyBucket(e.own_ms)}`, 1);
+  add(`latency.${latencyBucket(e.latency_ms)}`, 1);
+  if (e.own_ms !== undefined) add(`own.${latencyBucket(e.own_ms)}`, 1);
+  add('recalls', e.recalls);
+  add('cost', Math.round((e.cost ?? 0) * MONEY_SCALE));
+  add('cost_saved', Math.round((e.cost_saved ?? 0) * MONEY_SCALE));
+  add('cached_tokens', e.cached_tokens ?? 0);
+  if (e.projected_cost !== undefined) {
+    add('projected_cost', Math.round(e.projected_cost * MONEY_SCALE));
+    add('projected_cost_saved', Math.round(Math.max(0, (e.cost ?? 0) - e.projected_cost) * MONEY_SCALE));
+  }
   add('requests', 1);
   add('tokens_in', e.tokens_in);
   add('tokens_out', e.tokens_out);
@@ -35,7 +70,7 @@ export function eventCounts(e: ConversationEvent): Record<string, number> {
   add('summarizer_calls', e.summarizer_calls);
   add('summarizer_tokens', e.summarizer_tokens);
   add('over_budget', e.budget !== undefined && viewTokens(e) > e.budget ? 1 : 0);
-  add('errors', e.status >= 400 || e.error !== undefined ? 1 : 0);
+  add('errors', error);
   return counts;
 }
 
@@ -64,6 +99,7 @@ export function addToEntry(entry: ConversationEntry | undefined, key: Conversati
     projected_tokens_saved: (entry?.projected_tokens_saved ?? 0) + projectedTokensSaved(e),
     last_action: e.action,
     last_audit: e.audit ?? null,
+    recalls: (entry?.recalls ?? 0) + e.recalls,
   };
 }
 

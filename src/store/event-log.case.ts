@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countName } from './event-counts.js';
-import { bucketStart, type ConversationEvent } from './event-log.js';
+import { bucketStart, type ConversationEvent, ERRORS_KEPT } from './event-log.js';
 import type { ConversationKey, Store, StoreLimits } from './store.js';
 
 // The event log's contract, run by every store (store.case.ts calls it): the listing API and the
@@ -63,7 +63,11 @@ export function runEventLogCases(name: string, makeStore: (limits: StoreLimits) 
       const { events } = await open();
       const key = keyOf(opaque());
       await events.record(key, event({ at: 1_000, tokens_in: 5000, tokens_out: 2000, action: 'compacted' }), 'ticket-42 ✓');
-      await events.record(key, event({ at: 2_000, tokens_in: 5100, tokens_out: 5100, projected_tokens_out: 2100, action: 'none', audit: 'reused', route: 'responses' }), null);
+      await events.record(
+        key,
+        event({ at: 2_000, tokens_in: 5100, tokens_out: 5100, projected_tokens_out: 2100, action: 'none', audit: 'reused', route: 'responses', recalls: 2 }),
+        null,
+      );
       expect(await events.entry(key)).toEqual({
         tenant: key.tenant,
         conversation: key.conversation,
@@ -79,6 +83,7 @@ export function runEventLogCases(name: string, makeStore: (limits: StoreLimits) 
         projected_tokens_saved: 3_000,
         last_action: 'none',
         last_audit: 'reused',
+        recalls: 2,
       });
       expect(await events.entry(keyOf(key.tenant))).toBeNull();
     });
@@ -179,6 +184,33 @@ export function runEventLogCases(name: string, makeStore: (limits: StoreLimits) 
       for (let i = 0; i < 12; i++) await events.record(keyOf(noisy), event({ at: Date.now() - 1_000 + i }), `n${i}`);
       const all = (await events.conversations(null, { limit: 100 })).items;
       expect(all.map((e) => e.id)).toEqual(['n11', 'n10', 'n9', 'n8', 'quiet']);
+    });
+
+    it("keeps each tenant's newest errors, and every tenant's together, newest first (issue 38)", async () => {
+      const { events } = await open();
+      const [a, b] = [opaque(), opaque()];
+      const error = (tenant: string, at: number) => ({
+        at,
+        status: 502,
+        code: at % 2 ? 'upstream_unreachable' : null,
+        model: 'gpt-test-small',
+        route: 'chat',
+        tenant,
+        conversation: at % 3 ? `c${at}` : null,
+      });
+      for (let i = 1; i <= ERRORS_KEPT + 5; i++) await events.recordError(error(a, i));
+      await events.recordError(error(b, 1_000));
+      const ofA = await events.errors(a, 500);
+      expect(ofA).toHaveLength(ERRORS_KEPT);
+      expect(ofA[0]).toEqual(error(a, ERRORS_KEPT + 5));
+      expect(ofA.map((e) => e.at)).toEqual(Array.from({ length: ERRORS_KEPT }, (_, i) => ERRORS_KEPT + 5 - i));
+      expect(await events.errors(b, 10)).toEqual([error(b, 1_000)]);
+      const all = await events.errors(null, 3);
+      expect(all.map((e) => [e.tenant, e.at])).toEqual([
+        [b, 1_000],
+        [a, ERRORS_KEPT + 5],
+        [a, ERRORS_KEPT + 4],
+      ]);
     });
 
     it('counts per model in minute and hour buckets, per tenant and for all', async () => {

@@ -3,6 +3,16 @@ import type { ConversationKey } from './conversation-key.js';
 /** The compacting route a conversation belongs to: its records and events are kept per route (wire/format.ts). */
 export type EventRoute = 'chat' | 'responses';
 
+/** What recap did to one message of a request (events/view-map.ts). */
+export type MessageState = 'pinned' | 'kept' | 'cleared' | 'summarized' | 'dropped' | 'summary';
+
+/**
+ * One row of a request's view map: `count` messages from request index `index`, all of `role`
+ * (`*` for a run of several) and `state`, `tokens` in all. Messages one by one, except runs of one
+ * state that the map's bound folds together. No text of any message.
+ */
+export type ViewRow = [index: number, count: number, role: string, state: MessageState, tokens: number];
+
 // What recap keeps of each request for the listing API and the dashboard, and the contract both
 // stores honour (event-log.case.ts runs it for memory, Redis and Redis Cluster). Numbers and names
 // only: no prompt text is ever part of an event, an entry or a count.
@@ -11,7 +21,8 @@ export type EventRoute = 'chat' | 'responses';
 export interface ConversationEvent {
   /** ms since epoch, when the request ended. */
   at: number;
-  route: EventRoute;
+  /** A compacting route, or on a request that belongs to no conversation the pass-through route's name (counts only). */
+  route: EventRoute | string;
   /** As the client named it, cut (event-from-log.ts). */
   model: string;
   /** The model's config entry (`match`): what the overview groups by. */
@@ -34,6 +45,8 @@ export interface ConversationEvent {
   summarizer_tokens: number;
   recalls: number;
   latency_ms: number;
+  /** Of latency_ms, recap's own time before the request went upstream (counting, planning, summarizing). */
+  own_ms?: number;
   status: number;
   /** Models with `pricing` (currency of the prices): what the request cost, summarizer included. */
   cost?: number;
@@ -48,7 +61,27 @@ export interface ConversationEvent {
   cost_decision?: { saves: number; costs: number; calls: number; verdict: string };
   outcome?: string;
   error?: string;
+  /** The (projected) forwarded view per message of the request, when recap changed it. */
+  view?: ViewRow[];
+  /** The summary message the view carries, in tokens (0: none). */
+  summary_tokens?: number;
 }
+
+/** A request that ended in an error, for the overview's list: no text but recap's own error code. */
+export interface ErrorEntry {
+  at: number;
+  status: number;
+  /** recap's error code, or null for an upstream's error (passed through as it came). */
+  code: string | null;
+  model: string;
+  route: string;
+  tenant: string;
+  /** The conversation's hash when the request belongs to one (the dashboard links it). */
+  conversation: string | null;
+}
+
+/** Errors kept per tenant, and for all tenants together. */
+export const ERRORS_KEPT = 100;
 
 export interface StoredEvent {
   /** Orders the events of one conversation; the events page cursor. */
@@ -73,6 +106,8 @@ export interface ConversationEntry {
   projected_tokens_saved: number;
   last_action: string;
   last_audit: string | null;
+  /** recap_recall calls answered over the conversation's requests. */
+  recalls: number;
 }
 
 export interface EventLimits {
@@ -133,6 +168,27 @@ export interface EventLog {
   counts(tenant: string | null, resolution: Resolution, from: number, to: number): Promise<StatsBucket[]>;
   /** Forgets the conversation's events and entry; whether there were any. */
   forget(key: ConversationKey): Promise<boolean>;
+  /** Keeps an error for the tenant's list and the list of all (each the newest ERRORS_KEPT, for the records' TTL). */
+  recordError(error: ErrorEntry): Promise<void>;
+  /** Newest first. */
+  errors(tenant: string | null, limit: number): Promise<ErrorEntry[]>;
+}
+
+/** An error list's item as a store read it back; null when it is not one recap wrote. */
+export function parseErrorEntry(value: unknown): ErrorEntry | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const e = value as Partial<ErrorEntry>;
+  const ok =
+    typeof e.at === 'number' &&
+    Number.isFinite(e.at) &&
+    Math.abs(e.at) < 8.64e15 &&
+    typeof e.status === 'number' &&
+    (e.code === null || typeof e.code === 'string') &&
+    typeof e.model === 'string' &&
+    typeof e.route === 'string' &&
+    typeof e.tenant === 'string' &&
+    (e.conversation === null || typeof e.conversation === 'string');
+  return ok ? (e as ErrorEntry) : null;
 }
 
 /** Bucket sizes, and how long each resolution's buckets are kept (the hour ones: as long as the records). */

@@ -7,6 +7,8 @@ import {
   type ConversationEntry,
   type ConversationEvent,
   type EventLimits,
+  ERRORS_KEPT,
+  type ErrorEntry,
   type EventLog,
   listingCursor,
   MINUTE_BUCKETS_KEPT_MS,
@@ -43,11 +45,25 @@ export class MemoryEventLog implements EventLog {
   private readonly entries: LRUCache<string, ConversationEntry>;
   private readonly buckets = new LRUCache<string, Map<string, number>>({ max: MAX_BUCKETS });
   private readonly bounds: TenantEventBounds;
+  /** Error lists by tenant scope, newest first. */
+  private readonly errorLists: LRUCache<string, ErrorEntry[]>;
 
   constructor(private readonly limits: EventLimits & { ttlMs: number; maxConversations: number }) {
     this.logs = new LRUCache({ max: limits.maxConversations, ttl: limits.ttlMs, maxSize: limits.memoryMaxBytes, sizeCalculation: (log) => Math.max(1, log.bytes) });
     this.entries = new LRUCache({ max: limits.maxConversations, ttl: limits.ttlMs });
     this.bounds = new TenantEventBounds(limits, limits.maxConversations);
+    this.errorLists = new LRUCache({ max: limits.maxConversations, ttl: limits.ttlMs });
+  }
+
+  async recordError(error: ErrorEntry): Promise<void> {
+    for (const scope of [tenantScope(error.tenant), tenantScope(null)]) {
+      const list = [{ ...error }, ...(this.errorLists.get(scope) ?? [])].slice(0, ERRORS_KEPT);
+      this.errorLists.set(scope, list);
+    }
+  }
+
+  async errors(tenant: string | null, limit: number): Promise<ErrorEntry[]> {
+    return (this.errorLists.get(tenantScope(tenant)) ?? []).slice(0, limit).map((e) => ({ ...e }));
   }
 
   async recordAll(batch: readonly RecordedEvent[]): Promise<void> {
@@ -136,6 +152,7 @@ export class MemoryEventLog implements EventLog {
     this.entries.clear();
     this.buckets.clear();
     this.bounds.clear();
+    this.errorLists.clear();
   }
 }
 

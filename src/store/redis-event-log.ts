@@ -7,8 +7,11 @@ import {
   type ConversationEntry,
   type ConversationEvent,
   type EventLimits,
+  ERRORS_KEPT,
+  type ErrorEntry,
   type EventLog,
   listingCursor,
+  parseErrorEntry,
   MINUTE_BUCKETS_KEPT_MS,
   type Page,
   type RecordedEvent,
@@ -103,6 +106,7 @@ export class RedisEventLog implements EventLog {
       e.tokens_out,
       tokensSaved(e),
       projectedTokensSaved(e),
+      e.recalls,
     ];
     return { append, tenant: this.indexArgs(key.tenant, tag, e.at, counts), all: this.indexArgs(null, tag, e.at, counts) };
   }
@@ -198,6 +202,43 @@ export class RedisEventLog implements EventLog {
     });
   }
 
+  async recordError(error: ErrorEntry): Promise<void> {
+    const json = JSON.stringify(error);
+    await this.options.run('record_error', async () => {
+      // Two lists in two slots (the tenant's tag, `{*}`): one small transaction each.
+      await Promise.all(
+        [tenantScope(error.tenant), tenantScope(null)].map((s) => {
+          const list = this.key(`{${s}}:errors`);
+          return this.client
+            .multi()
+            .lpush(list, json)
+            .ltrim(list, 0, ERRORS_KEPT - 1)
+            .pexpire(list, this.options.ttlMs)
+            .exec();
+        }),
+      );
+    });
+  }
+
+  async errors(tenant: string | null, limit: number): Promise<ErrorEntry[]> {
+    const list = this.key(`{${tenantScope(tenant)}}:errors`);
+    return this.options.run('read_errors', async () => {
+      const rows = await this.readable('event', [], () => this.client.lrange(list, 0, Math.min(limit, ERRORS_KEPT) - 1));
+      const out: ErrorEntry[] = [];
+      for (const row of rows) {
+        let parsed: ErrorEntry | null = null;
+        try {
+          parsed = parseErrorEntry(JSON.parse(row));
+        } catch {
+          parsed = null;
+        }
+        if (parsed) out.push(parsed);
+        else this.options.onUnreadable?.('event');
+      }
+      return out;
+    });
+  }
+
   /** A tenant's index is bounded and returns what left it; the index of all (tenant null) holds what the tenants' hold. */
   private indexArgs(tenant: string | null, member: string, at: number, pairs: (string | number)[]): Parameters<EventScripts['recapEventIndex']> {
     const s = tenantScope(tenant);
@@ -263,9 +304,9 @@ function whole(text: string | undefined, fallback: number): number | null {
 /** An entry hash as the scripts write it; null when any field is not what they write. */
 function parseEntry(tag: string, h: Record<string, string>): ConversationEntry | null {
   const last = whole(h.last, 0);
-  const numbers = [whole(h.first, last ?? 0), whole(h.requests, 0), whole(h.in, 0), whole(h.out, 0), whole(h.saved, 0), whole(h.projected, 0)];
+  const numbers = [whole(h.first, last ?? 0), whole(h.requests, 0), whole(h.in, 0), whole(h.out, 0), whole(h.saved, 0), whole(h.projected, 0), whole(h.recalls, 0)];
   if (last === null || Math.abs(last) > MAX_TIME_MS || numbers.some((n) => n === null) || Math.abs(numbers[0]!) > MAX_TIME_MS) return null;
-  const [first, requests, tokensIn, tokensOut, saved, projected] = numbers as number[];
+  const [first, requests, tokensIn, tokensOut, saved, projected, recalls] = numbers as number[];
   const dot = tag.indexOf('.');
   return {
     tenant: tag.slice(0, dot),
@@ -282,6 +323,7 @@ function parseEntry(tag: string, h: Record<string, string>): ConversationEntry |
     projected_tokens_saved: projected!,
     last_action: h.action ?? '',
     last_audit: h.audit ? h.audit : null,
+    recalls: recalls!,
   };
 }
 

@@ -10,7 +10,8 @@ const EVICT_STEPS = 64;
 /**
  * Appends an event to the conversation's stream (bounded by MAXLEN) and adds it to its entry (a
  * hash); both keep the record's TTL. KEYS: stream, entry. ARGV: event JSON, max events, TTL ms,
- * client id ('' for none), route, model, action, audit, at, tokens in, out, saved, projected saved.
+ * client id ('' for none), route, model, action, audit, at, tokens in, out, saved, projected saved,
+ * recalls.
  */
 const APPEND = `
 redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[2], '*', 'e', ARGV[1])
@@ -23,6 +24,7 @@ redis.call('HINCRBY', KEYS[2], 'in', ARGV[10])
 redis.call('HINCRBY', KEYS[2], 'out', ARGV[11])
 redis.call('HINCRBY', KEYS[2], 'saved', ARGV[12])
 redis.call('HINCRBY', KEYS[2], 'projected', ARGV[13])
+redis.call('HINCRBY', KEYS[2], 'recalls', ARGV[14])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])`;
 
 /**

@@ -1,0 +1,36 @@
+import type { Caller } from '../auth/caller.js';
+import type { Logger } from './logger.js';
+import type { RequestLog } from './request-log.js';
+
+// A caller without any credential (plain curl) keeps no records unless server.anonymous is
+// `shared` (DESIGN: tenancy): each of its over-budget requests is compacted again from scratch.
+// The first time that happens the log says so, once per process, and the dashboard carries a line.
+
+export const ANONYMOUS_NOTICE =
+  'requests without any credential are compacted without records: each over-budget request is summarized again from scratch. To keep their records, set server.anonymous: shared (one tenant for every caller without a credential)';
+
+export interface AnonymousNotice {
+  /** Looks at a finished request; warns once when it was compacted for a caller whose records are not kept. */
+  observe(caller: Caller | undefined, log: RequestLog): void;
+  /** The dashboard's lines: the warning, with how many such requests this process saw and since when. */
+  lines(): string[];
+}
+
+export function createAnonymousNotice(logger: Logger): AnonymousNotice {
+  let count = 0;
+  let since: number | undefined;
+  return {
+    observe(caller, log) {
+      if (caller?.kind !== 'anonymous' || caller.shared) return;
+      if (log.action !== 'compacted' && log.action !== 'degraded' && !log.cleared) return;
+      count++;
+      if (since !== undefined) return;
+      since = Date.now();
+      logger.warn({ model: log.modelLabel }, ANONYMOUS_NOTICE);
+    },
+    lines() {
+      if (since === undefined) return [];
+      return [`${count} ${count === 1 ? 'request' : 'requests'} since ${new Date(since).toISOString()}: ${ANONYMOUS_NOTICE}.`];
+    },
+  };
+}
