@@ -153,7 +153,15 @@ export function createEventRecorder(opts: { config: EventsConfig; events: EventL
         pump();
       }
       if ((event.status >= 400 || event.error !== undefined) && admit()) {
-        const error = { at, status: event.status, code: event.error ?? null, model: event.model || event.model_label, route: String(event.route), tenant, conversation: target?.key.conversation ?? null };
+        const error = {
+          at,
+          status: event.status,
+          code: event.error ?? null,
+          model: event.model || event.model_label,
+          route: String(event.route),
+          tenant,
+          conversation: target?.key.conversation ?? null,
+        };
         pending.push({ size: 1, run: () => events.recordError(error) });
         pump();
       }
