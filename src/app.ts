@@ -71,7 +71,7 @@ export function createApp(deps: AppDeps): RecapApp {
     const { target: _target, viewMap: _viewMap, ...line } = log;
     deps.logger.info({ ...line, client, durationMs }, 'request');
     deps.events.record(log, durationMs, ownerOf(caller));
-    anonymous.observe(caller, log);
+    if (caller?.kind === 'anonymous' && !caller.shared) anonymous.observe(log);
   };
 
   // Every /v1/* request is decided at the door first, once, by the route that serves it (a caller

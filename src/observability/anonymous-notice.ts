@@ -1,4 +1,3 @@
-import type { Caller } from '../auth/caller.js';
 import type { Logger } from './logger.js';
 import type { RequestLog } from './request-log.js';
 
@@ -10,8 +9,8 @@ export const ANONYMOUS_NOTICE =
   'requests without any credential are compacted without records: each over-budget request is summarized again from scratch. To keep their records, set server.anonymous: shared (one tenant for every caller without a credential)';
 
 export interface AnonymousNotice {
-  /** Looks at a finished request; warns once when it was compacted for a caller whose records are not kept. */
-  observe(caller: Caller | undefined, log: RequestLog): void;
+  /** Looks at a finished request of a caller without any credential and without records (server.anonymous off); warns once when it was compacted. */
+  observe(log: RequestLog): void;
   /** The dashboard's lines: the warning, with how many such requests this process saw and since when. */
   lines(): string[];
 }
@@ -20,8 +19,7 @@ export function createAnonymousNotice(logger: Logger): AnonymousNotice {
   let count = 0;
   let since: number | undefined;
   return {
-    observe(caller, log) {
-      if (caller?.kind !== 'anonymous' || caller.shared) return;
+    observe(log) {
       if (log.action !== 'compacted' && log.action !== 'degraded' && !log.cleared) return;
       count++;
       if (since !== undefined) return;
