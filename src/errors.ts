@@ -42,6 +42,12 @@ export const errors = {
       'model',
     ),
   upstreamUnreachable: (upstream: string, detail: string) => new RecapError(502, 'upstream_unreachable', `Upstream "${upstream}" could not be reached: ${detail}`),
+  recallReplyTooLarge: (upstream: string, limit: number) =>
+    new RecapError(
+      502,
+      'upstream_reply_too_large',
+      `Upstream "${upstream}" answered a recall continuation with more than ${limit} bytes, the most recap holds of a reply to answer recalls in it.`,
+    ),
   upstreamBrokeOff: (upstream: string) => new RecapError(502, 'upstream_stream_failed', `Upstream "${upstream}" ended its stream before the reply was complete.`),
   upstreamTimeout: (upstream: string, phase: string) => new RecapError(504, 'upstream_timeout', `Upstream "${upstream}" timed out (${phase}).`),
   storeUnavailable: () => new RecapError(503, 'store_unavailable', 'The conversation store is unreachable; try again shortly.'),

@@ -97,7 +97,7 @@ export function createMetrics() {
     recalls: new Counter({
       ...r,
       name: 'recap_recalls_total',
-      help: 'recap_recall calls recap answered, by outcome: handle, passages, nothing, bad_arguments, no_room',
+      help: 'recap_recall calls by outcome: handle, passages, nothing, bad_arguments, no_room; unanswered (past what the room or the per-reply bound let a continuation carry)',
       labelNames: ['model', 'outcome'],
     }),
     recallHops: new Histogram({

@@ -122,7 +122,15 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
 
       const observer = plan.observe(first.statusCode, first.headers);
       const response = recall
-        ? await recallReply({ first, ...recall, parsed, upstream: upstream.name, observeFirst: observer?.onChunk, send: (next) => forward(upstream, req, next, signal, log) })
+        ? await recallReply({
+            first,
+            ...recall,
+            parsed,
+            upstream: upstream.name,
+            observeFirst: observer?.onChunk,
+            holdLimit: config.server.body_limit_bytes,
+            send: (next) => forward(upstream, req, next, signal, log),
+          })
         : first;
       // A reply with recalls in it was observed hop by hop: calibration reads its first hop only.
       const watch = recall ? undefined : observer;

@@ -69,6 +69,49 @@ describe('answerRecall', () => {
     expect(answerRecall('{"query":"word"}', long, { maxTokens: 10, count }).outcome).toBe('no_room');
   });
 
+  it('cuts a long passage around its match, not from the head of its window', () => {
+    const lines = Array.from({ length: 120 }, (_, i) => `-rw-r--r--  1 dev  staff  ${1000 + i * 7}  Mar  3 10:${String(i % 60).padStart(2, '0')}  module_${i}.py`);
+    lines[97] = '-rw-r--r--  1 dev  staff  4242  Mar  3 10:37  helpers.py';
+    const listing: Passage[] = [{ handle: 'call_ls', label: 'tool bash result (cleared)', text: `$ ls -la src\ntotal 480\n${lines.join('\n')}` }];
+    for (const maxTokens of [120, 200, 400]) {
+      const a = answerRecall('{"query":"helpers.py"}', listing, { maxTokens, count });
+      expect(a.outcome).toBe('passages');
+      expect(a.text).toContain('4242  Mar  3 10:37  helpers.py');
+      expect(count(a.text)).toBeLessThanOrEqual(maxTokens);
+    }
+    const byId = answerRecall('{"query":"helpers.py","id":"call_ls"}', listing, { maxTokens: 150, count });
+    expect(byId.outcome).toBe('handle');
+    expect(byId.text).toContain('helpers.py');
+  });
+
+  it('prefers a match at word and identifier boundaries to one inside a longer word', () => {
+    const texts: Passage[] = [
+      { handle: 'call_1', label: 'tool grep result (cleared)', text: 'operations: embargo on the sidebar, barrier removed' },
+      { handle: 'call_2', label: 'tool read_file result (cleared)', text: 'class Bar:\n    pass' },
+      { handle: 'call_3', label: 'tool read_file result (cleared)', text: 'export class FooBar {}' },
+    ];
+    const a = answerRecall('{"query":"Bar"}', texts, { maxTokens: 500, count });
+    expect(a.text.indexOf('[id call_2')).toBeGreaterThan(-1);
+    expect(a.text.indexOf('[id call_2')).toBeLessThan(a.text.indexOf('[id call_1'));
+    expect(a.text.indexOf('[id call_3')).toBeLessThan(a.text.indexOf('[id call_1'));
+  });
+
+  it('counts the parts not shown exactly, and says no room rather than passages when none could be shown', () => {
+    const many: Passage[] = Array.from({ length: 6 }, (_, i) => ({ handle: `call_${i}`, label: 'tool grep result (cleared)', text: `alpha ${'filler '.repeat(40)}number ${i}` }));
+    for (const maxTokens of [80, 150, 250, 400]) {
+      const a = answerRecall('{"query":"alpha"}', many, { maxTokens, count });
+      const shown = (a.text.match(/\[id call_/g) ?? []).length;
+      const more = Number(a.text.match(/\[(\d+) more matching parts not shown/)?.[1] ?? 0);
+      expect(a.outcome).toBe('passages');
+      expect(shown).toBeGreaterThan(0);
+      expect(shown + more).toBe(6);
+    }
+    const long = `${'q'.repeat(300)} alpha`;
+    const none = answerRecall(JSON.stringify({ query: long }), [{ handle: 'call_x', label: 'l', text: `${long} ${'filler '.repeat(200)}` }], { maxTokens: 120, count });
+    expect(none.outcome).toBe('no_room');
+    expect(none.text).not.toContain('[id call_x');
+  });
+
   it('reads an id alone', () => {
     expect(parseRecallArguments('{"id":"call_a"}')).toEqual({ query: '', id: 'call_a' });
   });

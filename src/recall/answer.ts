@@ -1,12 +1,14 @@
-import { fitTokens } from './fit.js';
+import { fitAround } from './fit.js';
 import type { Passage } from './left-out.js';
-import { searchPassages } from './search.js';
+import { matchAt, searchPassages } from './search.js';
 import { RECALL_TOOL_NAME } from './tool.js';
 
 // recap's answer to one `recap_recall` call: the tool result text the model gets back. An exact
-// handle returns that passage whole (as far as the room allows); otherwise the best matching
-// windows of the left-out passages, each headed by its handle, within `maxTokens`. Every answer is
-// a tool result, bad arguments and misses included: the model reads what went wrong and carries on.
+// handle returns that passage whole (as far as the room allows, cut around the query's match when
+// it has one); otherwise the best matching parts of the left-out passages, each headed by its
+// handle, within `maxTokens`, the best one cut around its match when it alone is over the room.
+// Every answer is a tool result, bad arguments and misses included: the model reads what went
+// wrong and carries on. The outcome says what the model got: `passages` only when one was shown.
 
 export const MAX_ARGUMENT_CHARS = 4096;
 export const MAX_QUERY_CHARS = 1000;
@@ -54,14 +56,31 @@ function header(p: Passage): string {
   return `[id ${p.handle} · ${p.label}]`;
 }
 
-/** A passage whole, or its head when the room is short (said so). */
-function wholePassage(p: Passage, opts: AnswerOptions): string {
+/** The least room (tokens) for a cut part to say anything: below it, the answer says there is no room. */
+const MIN_PART_TOKENS = 16;
+
+/** `text` cut to `maxTokens` around `at` (its head when `at` is -1), with marks where it was cut. */
+function cutAround(text: string, at: number, maxTokens: number, count: (text: string) => number): string {
+  const fitted = fitAround(text, Math.max(0, at), maxTokens - 2, count);
+  const before = fitted.from > 0 ? '…' : '';
+  const after = fitted.from + fitted.text.length < text.length ? '…' : '';
+  return `${before}${fitted.text}${after}`;
+}
+
+/** A passage whole, or the part of it around the query's match (else its head) when the room is short (said so). */
+function wholePassage(p: Passage, query: string, opts: AnswerOptions): RecallAnswer {
   const head = `${RECALL_TOOL_NAME}: ${header(p)}\n`;
   const room = opts.maxTokens - opts.count(head);
   const full = opts.count(p.text);
-  if (full <= room) return head + p.text;
+  if (full <= room) return { outcome: 'handle', text: head + p.text };
   const note = `\n[… cut here: ${full} tokens in all, more than this reply has room for; ask with a query to get other parts]`;
-  return head + fitTokens(p.text, room - opts.count(note), opts.count) + note;
+  const bodyRoom = room - opts.count(note);
+  if (bodyRoom < MIN_PART_TOKENS) return noRoom();
+  return { outcome: 'handle', text: head + cutAround(p.text, query === '' ? -1 : matchAt(p.text, query), bodyRoom, opts.count) + note };
+}
+
+function noRoom(): RecallAnswer {
+  return { outcome: 'no_room', text: `${RECALL_TOOL_NAME}: this request has no room left for recalled content; answer from what you have.` };
 }
 
 function matching(passages: readonly Passage[], query: string, opts: AnswerOptions, prefix: string): RecallAnswer {
@@ -73,18 +92,29 @@ function matching(passages: readonly Passage[], query: string, opts: AnswerOptio
   // Room kept for the closing note, and for counts of pieces that do not quite add up once joined.
   const room = opts.maxTokens - NOTE_TOKENS;
   for (const hit of hits) {
-    const part = `\n\n${header(hit.passage)}${hit.whole ? '' : ' (part)'}\n${hit.text}`;
+    const head = `\n\n${header(hit.passage)}${hit.whole ? '' : ' (part)'}\n`;
+    const part = head + hit.text;
     const tokens = opts.count(part);
-    if (used + tokens > room) {
-      // The best match always shows, cut to the room if it must be.
-      if (shown === 0) text += fitTokens(part, room - used, opts.count);
-      break;
+    if (used + tokens <= room) {
+      text += part;
+      used += tokens;
+      shown++;
+      continue;
     }
-    text += part;
-    used += tokens;
-    shown++;
+    // The best match always shows, cut around its match to the room, if the room says anything.
+    const bodyRoom = room - used - opts.count(head);
+    if (shown === 0 && bodyRoom >= MIN_PART_TOKENS) {
+      text += head + cutAround(hit.text, hit.at, bodyRoom, opts.count);
+      shown++;
+    }
+    break;
   }
-  const more = hits.length - Math.max(shown, 1);
+  if (shown === 0)
+    return {
+      outcome: 'no_room',
+      text: `${prefix}${RECALL_TOOL_NAME}: ${hits.length} earlier parts match "${query}", but this request has no room left to show them; answer from what you have.`,
+    };
+  const more = hits.length - shown;
   if (more > 0) text += `\n\n[${more} more matching parts not shown: ask with a narrower query or an id]`;
   return { outcome: 'passages', text };
 }
@@ -92,10 +122,10 @@ function matching(passages: readonly Passage[], query: string, opts: AnswerOptio
 export function answerRecall(rawArguments: unknown, passages: readonly Passage[], opts: AnswerOptions): RecallAnswer {
   const parsed = parseRecallArguments(rawArguments);
   if ('problem' in parsed) return { outcome: 'bad_arguments', text: `${RECALL_TOOL_NAME}: ${parsed.problem}.` };
-  if (opts.maxTokens < 32) return { outcome: 'no_room', text: `${RECALL_TOOL_NAME}: this request has no room left for recalled content; answer from what you have.` };
+  if (opts.maxTokens < 32) return noRoom();
   if (parsed.id !== null) {
     const exact = passages.find((p) => p.handle === parsed.id);
-    if (exact) return { outcome: 'handle', text: wholePassage(exact, opts) };
+    if (exact) return wholePassage(exact, parsed.query, opts);
     if (parsed.query === '') return { outcome: 'nothing', text: `${RECALL_TOOL_NAME}: no earlier content has id "${parsed.id}".` };
     return matching(passages, parsed.query, opts, `[no earlier content has id "${parsed.id}"; searched for the query instead]\n`);
   }

@@ -17,3 +17,25 @@ export function fitTokens(text: string, maxTokens: number, count: (text: string)
   }
   return headChars(text, lo);
 }
+
+/**
+ * The longest part of `text` within `maxTokens` by `count` that holds the place `at`: about a
+ * quarter of it before `at`, the rest after (what follows a match is what the model asked for:
+ * the rest of a listing's line, a file's next lines). `from`: where the part starts in `text`.
+ */
+export function fitAround(text: string, at: number, maxTokens: number, count: (text: string) => number): { text: string; from: number } {
+  if (maxTokens <= 0) return { text: '', from: 0 };
+  if (count(text) <= maxTokens) return { text, from: 0 };
+  const part = (chars: number) => {
+    const from = Math.max(0, Math.min(at - Math.floor(chars / 4), text.length - chars));
+    return { text: text.slice(from, from + chars), from };
+  };
+  let lo = 0;
+  let hi = Math.min(text.length, maxTokens * 8);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (count(part(mid).text) <= maxTokens) lo = mid;
+    else hi = mid - 1;
+  }
+  return part(lo);
+}

@@ -1,7 +1,9 @@
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { UpstreamReply } from '../http/send-upstream-response.js';
+import { errors } from '../errors.js';
 import { upstreamFailure } from '../upstream/client.js';
+import { isObj } from './json-object.js';
 import type { RecallTurn } from './hops.js';
 import type { RecallWire } from './wire.js';
 
@@ -9,7 +11,10 @@ import type { RecallWire } from './wire.js';
 // calls recap_recall, answered and continued, up to the hop bound. The client gets the final
 // reply only: with no recall in the first one, its very bytes; after a continuation, the last
 // hop's bytes with the usage summed over the hops. A continuation the upstream refuses (an error
-// status) is what the client gets, as the upstream sent it.
+// status), or answers with a body that is not a JSON object, is what the client gets, as the
+// upstream sent it. recap holds at most `holdLimit` bytes of a reply (server.body_limit_bytes):
+// a first reply past it goes on to the client as it comes, no recall answered in it; a
+// continuation past it ends the reply with recap's 502 upstream_reply_too_large.
 
 export interface JsonRecallInput<T, P> {
   first: Dispatcher.ResponseData;
@@ -22,13 +27,38 @@ export interface JsonRecallInput<T, P> {
   upstream: string;
   /** Sees the first hop's bytes (calibration compares them with what recap forwarded). */
   observeFirst?: ((chunk: Buffer) => void) | undefined;
+  /** The most bytes of one reply recap holds to answer recalls in it. */
+  holdLimit: number;
 }
 
-async function readWhole(response: Dispatcher.ResponseData, upstream: string): Promise<Buffer> {
+type Held = { whole: Buffer } | { head: Buffer[]; rest: AsyncIterator<Buffer> };
+
+/** The body whole while it stays within `limit`; else the chunks read so far and the rest, still to come. */
+async function readHeld(response: Dispatcher.ResponseData, upstream: string, limit: number): Promise<Held> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  const body = (response.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   try {
-    return Buffer.from(await response.body.arrayBuffer());
+    for (let next = await body.next(); !next.done; next = await body.next()) {
+      chunks.push(next.value);
+      bytes += next.value.length;
+      if (bytes > limit) return { head: chunks, rest: body };
+    }
   } catch (err) {
     throw upstreamFailure(upstream, err);
+  }
+  return { whole: Buffer.concat(chunks, bytes) };
+}
+
+/** The held chunks and the rest of the body, as they come, each seen by `observe`. */
+async function* passedOn(head: Buffer[], rest: AsyncIterator<Buffer>, observe: ((chunk: Buffer) => void) | undefined): AsyncGenerator<Buffer> {
+  for (const chunk of head) {
+    observe?.(chunk);
+    yield chunk;
+  }
+  for (let next = await rest.next(); !next.done; next = await rest.next()) {
+    observe?.(next.value);
+    yield next.value;
   }
 }
 
@@ -52,12 +82,22 @@ export async function recallJsonReply<T, P>(input: JsonRecallInput<T, P>): Promi
   let response = input.first;
   for (;;) {
     if (response.statusCode >= 300) return response;
-    const raw = await readWhole(response, input.upstream);
+    const held = await readHeld(response, input.upstream, input.holdLimit);
+    if (!('whole' in held)) {
+      if (turn.hops > 0) {
+        await held.rest.return?.();
+        throw errors.recallReplyTooLarge(input.upstream, input.holdLimit);
+      }
+      return { statusCode: response.statusCode, headers: response.headers, body: Readable.from(passedOn(held.head, held.rest, input.observeFirst)) };
+    }
+    const raw = held.whole;
     if (turn.hops === 0) input.observeFirst?.(raw);
     const reply = parsed(raw);
     const calls = reply === null ? null : wire.replyCalls(reply);
-    if (!calls) return replyOf(response, turn.hops === 0 ? raw : wire.finalReply(raw, reply, turn.usageWith(wire.usageOf(reply)), false));
-    if (!turn.mayContinue()) return replyOf(response, wire.finalReply(raw, reply, turn.usageWith(wire.usageOf(reply)), true));
-    response = await input.send(wire.body(input.parsed, turn.continueWith(calls, wire.usageOf(reply))));
+    // A first reply, and one that is not a JSON object, go on as the upstream sent them.
+    if (!calls) return replyOf(response, turn.hops === 0 || !isObj(reply) ? raw : wire.finalReply(raw, reply, turn.usageWith(wire.usageOf(reply)), false));
+    const next = turn.mayContinue() ? turn.continueWith(calls, wire.usageOf(reply)) : null;
+    if (next === null) return replyOf(response, wire.finalReply(raw, reply, turn.usageWith(wire.usageOf(reply)), true));
+    response = await input.send(wire.body(input.parsed, next));
   }
 }

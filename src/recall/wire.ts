@@ -13,6 +13,8 @@ export interface ReplyCalls<T> {
   calls: RecallCall[];
   /** The reply's output as items of the continuation, carrying only its recall calls. */
   assistant: T[];
+  /** The same carrying only the first `n` of its recall calls (those a continuation has room to answer). */
+  assistantWith(n: number): T[];
   /** Other tool calls the model made in the same reply: dropped with it (it makes them again). */
   dropped: number;
 }

@@ -1,5 +1,6 @@
 import { RECALL_TOOL_NAME } from '../../recall/tool.js';
 import type { ReplyCalls } from '../../recall/wire.js';
+import { recallCallId } from '../../recall/call-id.js';
 import type { ResponseItem } from './types.js';
 
 // What of a Responses reply that called recap_recall goes into the continuation (rule 13): its
@@ -39,8 +40,11 @@ function isModelOutput(item: ResponseItem | undefined): boolean {
 /** The recall calls of a reply's `output` and what the continuation carries of it, or null when it makes none. */
 export function recallOutput(output: unknown): RecallOutput | null {
   if (!Array.isArray(output)) return null;
-  const items = output.filter((item): item is ResponseItem => item !== null && typeof item === 'object');
-  const calls = items.filter(isRecallCall).map((c) => ({ id: String(c.call_id), arguments: c.arguments }));
+  // A recall call without a usable call_id gets one of recap's: its answer must name the call it answers.
+  const items = output
+    .filter((item): item is ResponseItem => item !== null && typeof item === 'object')
+    .map((item) => (isRecallCall(item) && (typeof item.call_id !== 'string' || item.call_id === '') ? { ...item, call_id: recallCallId() } : item));
+  const calls = items.filter(isRecallCall).map((c) => ({ id: c.call_id as string, arguments: c.arguments }));
   if (calls.length === 0) return null;
   const dropped = items.filter((item) => isToolCall(item) && !isRecallCall(item)).length;
   const kept = items.filter((item) => !(isToolCall(item) && !isRecallCall(item)));
@@ -69,5 +73,10 @@ export function withoutCalls(output: unknown): unknown[] {
 /** The same in the shape the recall loop reads (recall/wire.ts). */
 export function responsesReplyCalls(output: unknown): ReplyCalls<ResponseItem> | null {
   const found = recallOutput(output);
-  return found && { calls: found.calls, assistant: found.items, dropped: found.dropped };
+  if (!found) return null;
+  const assistantWith = (n: number): ResponseItem[] => {
+    const kept = new Set(found.calls.slice(0, n).map((c) => c.id));
+    return found.items.filter((item) => !isRecallCall(item) || kept.has(item.call_id as string));
+  };
+  return { calls: found.calls, assistant: found.items, assistantWith, dropped: found.dropped };
 }

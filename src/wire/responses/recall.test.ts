@@ -20,7 +20,7 @@ const plain = { id: 'rs_1', type: 'reasoning', summary: [] };
 describe('responsesRecall.replyCalls', () => {
   it('finds the recap_recall function calls and drops the client calls made beside them', () => {
     const found = responsesRecall.replyCalls({ output: [encrypted, clientCall, recall('c1')] });
-    expect(found).toEqual({ calls: [{ id: 'c1', arguments: '{"query":"MARK-7"}' }], assistant: [encrypted, recall('c1')], dropped: 1 });
+    expect(found).toEqual({ calls: [{ id: 'c1', arguments: '{"query":"MARK-7"}' }], assistant: [encrypted, recall('c1')], assistantWith: expect.any(Function), dropped: 1 });
   });
 
   it('is null for a reply that makes no recall', () => {
