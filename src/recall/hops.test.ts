@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
-import { chatRecall, chatReplyCalls } from '../wire/chat/recall.js';
+import { chatRecall } from '../wire/chat/recall.js';
+import { chatReplyCalls } from '../wire/chat/recall-calls.js';
 import type { ChatMessage } from '../messages/types.js';
 import { createLogger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
