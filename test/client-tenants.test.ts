@@ -158,7 +158,7 @@ describe('callers without any credential, server.anonymous: shared', () => {
     // One record (and the conversation's lock table, released: no claim left in it), besides the event log's keys.
     const stored = await dumpRedis(REDIS, PREFIX);
     expect(stored.keys.filter((k) => k.endsWith(':rec'))).toHaveLength(1);
-    const eventLog = /:(ev|entry|conversations)$|:counts:(minute|hour):\d+$/;
+    const eventLog = /:(ev|entry|conversations|event-counts)$|:counts:(minute|hour):\d+$/;
     expect(stored.keys.filter((k) => !k.endsWith(':rec') && !k.endsWith(':locks') && !eventLog.test(k))).toEqual([]);
     expect(stored.text).not.toMatch(/"h:/);
     const seen = await inspect(h, null, 'local-conv');
