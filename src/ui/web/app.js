@@ -1,10 +1,11 @@
 // @ts-check
 // The dashboard's entry: one page, a view per location hash (#/overview, #/conversations,
 // #/conversation?ref=…), each drawn from recap's API with the key of this tab's session.
-import { ApiError, logout, session } from './api.js';
+import { ApiError, credentialText, logout, session } from './api.js';
 import { renderConversation } from './conversation.js';
 import { renderConversations } from './conversations.js';
 import { el } from './dom.js';
+import { live } from './live.js';
 import { renderLogin } from './login.js';
 import { renderOverview } from './overview.js';
 
@@ -13,7 +14,7 @@ const nav = /** @type {HTMLElement} */ (document.getElementById('nav'));
 const who = /** @type {HTMLElement} */ (document.getElementById('who'));
 const logoutButton = /** @type {HTMLButtonElement} */ (document.getElementById('logout'));
 
-/** @typedef {{ node: HTMLElement, mounted?: () => void }} View */
+/** @typedef {{ node: HTMLElement, mounted?: () => void, refresh?: () => Promise<void> }} View */
 
 /** @type {Record<string, (params: URLSearchParams) => Promise<View>>} */
 const VIEWS = { '/overview': renderOverview, '/conversations': renderConversations, '/conversation': renderConversation };
@@ -25,13 +26,15 @@ let drawing = 0;
 function show(view) {
   main.replaceChildren(view.node);
   view.mounted?.();
+  live(view.refresh ?? null);
 }
 
 function header() {
   const s = session();
   nav.hidden = !s;
   logoutButton.hidden = !s;
-  who.textContent = !s ? '' : s.who.admin ? 'admin: every tenant' : s.who.client ? `client ${s.who.client}` : `tenant ${(s.who.tenant ?? '').slice(0, 10)}…`;
+  who.textContent = !s ? '' : s.who.admin ? 'admin: every tenant' : s.who.client ? `client ${s.who.client}` : `API key · tenant ${(s.who.tenant ?? '').slice(0, 10)}…`;
+  who.title = s ? credentialText(s) : '';
   const current = location.hash.slice(2).split('?')[0] || 'overview';
   for (const link of nav.querySelectorAll('a')) link.classList.toggle('active', link.dataset.view === current);
 }
@@ -43,6 +46,7 @@ async function route() {
     show(renderLogin(() => route()));
     return;
   }
+  live(null);
   const [path = '', query = ''] = location.hash.slice(1).split('?');
   const render = VIEWS[path] ?? renderOverview;
   main.replaceChildren(el('p', { class: 'loading' }, 'Loading…'));

@@ -4,23 +4,46 @@ import { short } from './dom.js';
 
 /**
  * @typedef {{ label: string, values: (number | null)[], color: string, dash?: number[], points?: boolean }} Line
- * @typedef {{ x: number[], time: boolean, lines: Line[], width: number, height?: number, xLabel: string }} ChartSpec
+ * @typedef {{ x: number[], time: boolean, lines: Line[], width: number, height?: number, xLabel: string, yLabel?: string, log?: boolean }} ChartSpec
  */
 
+// Ticks of a count axis (requests 1, 2, 3…): whole numbers only.
+const WHOLE_INCREMENTS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000];
+
 /**
- * A line chart; a `points` line is drawn as markers only (where it has a value).
+ * Whether lines of one chart are too far apart for a linear axis: an agent's task sends ten times
+ * what its budget holds, and the forwarded and budget lines would lie flat against zero.
+ * @param {Line[]} lines
+ */
+export function needsLogAxis(lines) {
+  const values = lines.filter((l) => !l.points).flatMap((l) => l.values.filter((v) => v !== null && v > 0));
+  if (values.length === 0) return false;
+  const plotted = /** @type {number[]} */ (values);
+  return Math.max(...plotted) / Math.min(...plotted) > 8;
+}
+
+/**
+ * A line chart; a `points` line is drawn as markers only (where it has a value). With `log`, the
+ * y axis is logarithmic (zeros are left out: a log axis has no zero).
  * @param {HTMLElement} target
  * @param {ChartSpec} spec
  */
 export function lineChart(target, spec) {
   // A single point makes no line: then every series shows its points.
   const lonely = spec.x.length < 2;
+  const values = spec.lines.map((l) => (spec.log ? l.values.map((v) => (v !== null && v > 0 ? v : null)) : l.values));
   /** @type {uPlot.Options} */
   const options = {
     width: spec.width,
     height: spec.height ?? 260,
-    scales: { x: { time: spec.time } },
-    axes: [{ label: spec.xLabel }, { size: 56, values: (_u, ticks) => ticks.map((t) => short(t)) }],
+    scales: {
+      x: spec.time ? { time: true } : { time: false, range: (_u, min, max) => [Math.min(min, 1), Math.max(max, min + 1)] },
+      y: spec.log ? { distr: 3, log: 10 } : {},
+    },
+    axes: [
+      spec.time ? { label: spec.xLabel } : { label: spec.xLabel, incrs: WHOLE_INCREMENTS, values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? String(t) : '')) },
+      { size: 56, label: spec.yLabel ?? (spec.log ? 'tokens (log scale)' : ''), values: (_u, ticks) => ticks.map((t) => short(t)) },
+    ],
     legend: { live: true },
     series: [
       { label: spec.xLabel },
@@ -34,7 +57,7 @@ export function lineChart(target, spec) {
       })),
     ],
   };
-  return new uPlot(options, [spec.x, ...spec.lines.map((l) => l.values)], target);
+  return new uPlot(options, [spec.x, ...values], target);
 }
 
 export const COLORS = {
@@ -46,7 +69,12 @@ export const COLORS = {
   summary: '#7c3aed',
   clearing: '#0891b2',
   degraded: '#dc2626',
+  errors: '#dc2626',
 };
 
-/** A width that fits the element's box. @param {HTMLElement} box */
-export const widthOf = (box) => Math.max(320, Math.min(1100, box.clientWidth - 32));
+/** A width that fits the element's box (its content, padding taken off). @param {HTMLElement} box */
+export function widthOf(box) {
+  const style = getComputedStyle(box);
+  const inner = box.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
+  return Math.max(220, Math.min(1100, Math.floor(inner)));
+}

@@ -41,6 +41,14 @@ export const percent = (part, total) => (total > 0 ? `${Math.round((100 * part) 
 /** @param {string} iso */
 export const when = (iso) => new Date(iso).toLocaleString();
 
+const moneyFormat = new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
+
+/** An amount in the currency of the configured prices (recap does not know which currency it is). @param {number} n */
+export const money = (n) => moneyFormat.format(n);
+
+/** A latency in ms, or a dash when nothing was measured. @param {number | null | undefined} ms */
+export const ms = (ms) => (ms === null || ms === undefined ? '–' : ms >= 10_000 ? `${short(ms / 1000)} s` : `${whole.format(ms)} ms`);
+
 /**
  * A table: a header row, then one row per item.
  * @template T
@@ -65,11 +73,12 @@ export function table(headings, rows, cells, className = '') {
     el(
       'tbody',
       {},
+      // Each cell names its column (data-label): on a narrow screen a row is shown as a card of them.
       rows.map((row) =>
         el(
           'tr',
           {},
-          cells(row).map((c) => el('td', {}, c)),
+          cells(row).map((c, i) => el('td', { 'data-label': headings[i] ?? '' }, c)),
         ),
       ),
     ),

@@ -26,11 +26,15 @@ export function renderLogin(done) {
       },
     },
     el('h1', {}, 'Log in to recap'),
-    el('label', { for: 'key' }, 'Client key, API key or admin token'),
+    el('label', { for: 'key' }, 'Admin token, client key or API key'),
     input,
     button,
     error,
-    el('p', { class: 'note' }, 'The key stays in this tab (session storage) until you log out or close it.'),
+    el(
+      'p',
+      { class: 'note' },
+      'The admin token (server.admin_token) shows every tenant; a client key (clients) or, without clients, the API key you send through recap shows that caller’s own. The key stays in this tab (session storage) until you log out or close it.',
+    ),
   );
   return { node: form, mounted: () => input.focus() };
 }
