@@ -93,9 +93,27 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
     await new Promise((r) => setTimeout(r, 300));
     const after = snapshot(pids);
     await Promise.all(clients.map((c) => c.pool.close()));
+    // Store reads (the record's) per side, from its metrics.
+    const loads = await Promise.all(
+      sides.map(async (s) => {
+        const text = await (await fetch(`${new URL(s.recap.url).origin}/metrics`)).text();
+        return Number(/recap_store_duration_seconds_count\{[^}]*op="load"[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
+      }),
+    );
     const rows = sides.map((s, i) => {
       const own = summarize(s.log.map((l) => Number(l.durationMs) - Number(l.upstreamHeadersMs ?? 0)));
-      return { build: s.name, 'CPU ms/req': msPerRequest(before, after, pids[i]!, measured), 'own p50': own.p50, 'own p95': own.p95, requests: measured };
+      const total = summarize(s.log.map((l) => Number(l.durationMs)));
+      const first = s.log.filter((l) => l.forwardedFirst !== undefined).length;
+      return {
+        build: s.name,
+        'CPU ms/req': msPerRequest(before, after, pids[i]!, measured),
+        'own p50': own.p50,
+        'own p95': own.p95,
+        'total p50': total.p50,
+        'forwarded first': first,
+        'record reads': loads[i],
+        requests: measured,
+      };
     });
     process.stdout.write(`${pattern} ${label} ${path}\n`);
     console.table(rows);

@@ -4,7 +4,8 @@
 // are printed (self time). With --callgrind recap runs under valgrind's callgrind instead, its
 // instructions counted over the measured passes only: a figure that load on the machine does not
 // move, to compare two builds by.
-// (--cpu-only: recap's CPU per request alone, from /proc, without a profiler.)
+// (--cpu-only: recap's CPU per request alone, from /proc, without a profiler; PROFILE_WARMUP=N
+// passes of warm-up, 1 by default.)
 // Run: npx tsx bench/overhead-growth-profile.ts 2MB [below|past|reused] [steps|turns] [--callgrind|--cpu-only]
 //   (writes bench/results/profile-<size>.cpuprofile, or callgrind.out.<size>)
 import { execFile } from 'node:child_process';
@@ -81,16 +82,20 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
   let cpuFrom: number | undefined;
   const client = clientFor({ name: 'recap', url: recap.url, headers: GROWTH_HEADERS });
   try {
-    for (const [p, pass] of size.passes.entries()) {
-      // V8 stamps samples with the monotonic clock that hrtime reads: pass 0 (boot, cold counts) is left out.
-      if (p === 1) {
+    // PROFILE_WARMUP passes (a pass starts again from the history) before the measured ones: V8
+    // compiles recap's hot paths over its first few hundred requests.
+    const warmUp = Number(process.env.PROFILE_WARMUP ?? 1);
+    const passes = [...Array.from({ length: warmUp }, (_, i) => size.passes[i % size.passes.length]!), ...size.passes.slice(1)];
+    for (const [p, pass] of passes.entries()) {
+      // V8 stamps samples with the monotonic clock that hrtime reads: the warm-up (boot, cold counts) is left out.
+      if (p === warmUp) {
         measuredFrom = Number(process.hrtime.bigint() / 1000n);
         cpuFrom = cpuNs(recap.child.process.pid);
         if (callgrind) await promisify(execFile)('callgrind_control', ['--instr=on', pid]);
       }
       for (const k of pass.upTo) {
         await roundTrip(client, growthBody(size.history, pass.messages.slice(0, k)));
-        if (p > 0) measured++;
+        if (p >= warmUp) measured++;
       }
     }
     // What the last reply left to do (its event, its log line) is counted too.
