@@ -100,6 +100,30 @@ describe('forwarding a known history before counting it', () => {
     expect(((await stored.json()) as { checkpoints: unknown[] }).checkpoints.length).toBeGreaterThan(0);
   });
 
+  it('once the next checkpoint is prepared, reads no record for a request that adds less than the room left below the line', async () => {
+    const [history, next] = histories();
+    await send(h, 'room', history);
+    const prepared = await send(h, 'room', next);
+    expect(prepared.reads).toBeGreaterThan(0);
+    expect(h.fake.summarizerRequests().length).toBeGreaterThan(0);
+    // The look after this reply finds the prepared checkpoint: its view is far below the line.
+    const looked = await send(h, 'room', [...next, { role: 'assistant', content: 'Checking.' }, { role: 'user', content: 'Go on.' }]);
+    expect(looked).toMatchObject({ status: 200, action: 'none' });
+    const later = await send(h, 'room', [
+      ...next,
+      { role: 'assistant', content: 'Checking.' },
+      { role: 'user', content: 'Go on.' },
+      { role: 'assistant', content: 'Done.' },
+      { role: 'user', content: 'Thanks.' },
+    ]);
+    expect(later.line.forwardedFirst).toBe('below the trigger');
+    expect(later).toMatchObject({ status: 200, action: 'none', reads: 0 });
+    expect(later.forwarded).toEqual([later.body]);
+    // Another branch of the conversation is no extension of what was looked at: it is looked at again.
+    const branch = await send(h, 'room', [...next, { role: 'assistant', content: 'Elsewhere.' }, { role: 'user', content: 'Go on.' }]);
+    expect(branch.reads).toBeGreaterThan(0);
+  });
+
   it('forwards a known history below both lines without reading the store', async () => {
     const history: Msg[] = [
       { role: 'system', content: 'You are a support agent.' },

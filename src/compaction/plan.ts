@@ -249,6 +249,21 @@ export function* planPrepareSteps(l: Layout, base: BaseView, budget: number, rul
 }
 
 /**
+ * How many tokens may still follow the view (items appended at its end) before planPrepare could
+ * return a cut: below the prepare line, its distance to that line; where clearing alone brings the
+ * view under the target, the target's distance to what clearing leaves (the same results are
+ * cleared first when more items follow them: oldest first, and what the newest steps protect only
+ * moves on). The larger of the two; zero or less when a cut may be due now.
+ */
+export function* prepareRoomSteps(l: Layout, base: BaseView, budget: number, rules: PlanRules): Steps<number> {
+  const tokens = yield* viewTokensSteps(l, base);
+  const belowLine = rules.prepare_ratio * budget - tokens;
+  const cleared = yield* clearTo(l, base, rules, rules.target_ratio * budget);
+  const byClearing = cleared && cleared.tokens <= rules.target_ratio * budget ? rules.target_ratio * budget - cleared.tokens : belowLine;
+  return Math.max(belowLine, byClearing);
+}
+
+/**
  * When a summary is due but is being made elsewhere (a compaction already running, or background
  * preparation): clearing alone, as far as it goes, if that brings the view under the trigger. The
  * request then needs no summary yet and waits for none; later requests use it once it has landed.
@@ -262,4 +277,5 @@ export function* planInterimSteps(l: Layout, base: BaseView, budget: number, rul
 export const planCompaction = (l: Layout, base: BaseView, budget: number, rules: PlanRules): Plan => runSync(planCompactionSteps(l, base, budget, rules));
 export const planDegrade = (l: Layout, base: BaseView, budget: number, rules: PlanRules): Cut => runSync(planDegradeSteps(l, base, budget, rules));
 export const planPrepare = (l: Layout, base: BaseView, budget: number, rules: PlanRules): Cut | null => runSync(planPrepareSteps(l, base, budget, rules));
+export const prepareRoom = (l: Layout, base: BaseView, budget: number, rules: PlanRules): number => runSync(prepareRoomSteps(l, base, budget, rules));
 export const planInterim = (l: Layout, base: BaseView, budget: number, rules: PlanRules): Cut | null => runSync(planInterimSteps(l, base, budget, rules));

@@ -1,13 +1,14 @@
 import { JobQueue } from '../background/job-queue.js';
-import { viewTokensSteps } from '../compaction/layout.js';
-import { planPrepareSteps } from '../compaction/plan.js';
+import { planPrepareSteps, prepareRoomSteps } from '../compaction/plan.js';
 import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
 import { landedOnBranch } from '../store/checkpoints.js';
+import type { ConversationKey } from '../store/store.js';
 import type { Analysis } from './analyze.js';
 import { type Base, baseView, candidatesSteps } from './choose-view.js';
 import type { Decision } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { planRules } from './plan-rules.js';
+import { type CountedRequest, createPrepareRooms } from './prepare-room.js';
 import { claimCompaction, waitForHolders } from './single-flight.js';
 import { checkpointForCut, prefixOfCut, TENANT_BUDGET_EXCEEDED } from './span-checkpoint.js';
 import { type StepContext, summarizerRecorder } from './step-context.js';
@@ -20,12 +21,19 @@ import { type StepContext, summarizerRecorder } from './step-context.js';
 // summarizer calls than compacting inline would.
 
 export interface BackgroundCompactor {
-  consider<T>(ctx: StepContext, a: Analysis<T>, decision: Decision<T>, budget: number, bytes: number): void;
+  /**
+   * Looks whether the view passes prepare × budget and queues the job if so; `counted`, the
+   * request as counted, when what the look leaves below the line is to be remembered (prepare-room.ts).
+   */
+  consider<T>(ctx: StepContext, a: Analysis<T>, decision: Decision<T>, budget: number, bytes: number, counted?: CountedRequest): void;
+  /** Whether the request provably adds too little to its conversation's last look to need another (prepare-room.ts). */
+  fitsRoom(key: ConversationKey, counted: CountedRequest, budget: number): boolean;
   idle(): Promise<void>;
   close(): Promise<void>;
 }
 
 type Outcome = 'done' | 'failed' | 'skipped';
+
 const MAX_ROUNDS = 8;
 const HOLDER_MARGIN_MS = 5_000;
 
@@ -46,6 +54,8 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
     },
   });
   const shutdown = new AbortController();
+  const rooms = createPrepareRooms();
+  const roomOf = (key: ConversationKey) => `${key.tenant}.${key.conversation}`;
 
   async function run<T>(ctx: StepContext, a: Analysis<T>, budget: number): Promise<Outcome> {
     const rules = planRules(ctx.model.compaction);
@@ -103,18 +113,20 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
   }
 
   return {
-    consider(ctx, a, decision, budget, bytes) {
+    consider(ctx, a, decision, budget, bytes, counted) {
       const { compaction } = ctx.model;
       if (!config.background.enabled || !ctx.keepsRecords || compaction.strategy !== 'summarize' || decision.action === 'degraded') return;
       const jobCtx = backgroundContext(ctx, shutdown.signal);
       const look = worthPreparing(jobCtx, a, decision.furthest ?? decision.base, budget)
-        .then((links) => {
+        .then(({ links, room }) => {
+          if (counted) rooms.remember(roomOf(ctx.key), counted, budget, room);
           if (links) enqueue(jobCtx, a, links, budget, bytes);
         })
         .catch((err: unknown) => logger.error({ err }, 'background compaction not queued'))
         .finally(() => looking.delete(look));
       looking.add(look);
     },
+    fitsRoom: (key, counted, budget) => rooms.fitsRoom(roomOf(key), counted, budget),
     idle: async () => {
       while (looking.size > 0) await Promise.all(looking);
       await queue.idle();
@@ -129,15 +141,16 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
 
 /**
  * A first look from what the request saw (the job plans again when it runs), in slices as the
- * request's own planning is: the links of a job worth queuing, else null. The tenant's allowance
- * is checked when the job runs: it is kept in the store.
+ * request's own planning is: the links of a job worth queuing, else null, and the room the view
+ * leaves before one could be (prepareRoomSteps). The tenant's allowance is checked when the job
+ * runs: it is kept in the store.
  */
-async function worthPreparing<T>(ctx: StepContext, a: Analysis<T>, from: Base, budget: number): Promise<string[] | null> {
-  const { compaction } = ctx.model;
+async function worthPreparing<T>(ctx: StepContext, a: Analysis<T>, from: Base, budget: number): Promise<{ links: string[] | null; room: number }> {
+  const rules = planRules(ctx.model.compaction);
   const view = baseView(a, from);
-  if ((await runSliced(viewTokensSteps(a.layout, view), ctx.pause)) <= compaction.prepare_ratio * budget) return null;
-  if (!(await runSliced(planPrepareSteps(a.layout, view, budget, planRules(compaction)), ctx.pause))) return null;
-  return runSliced(a.linksSteps(), ctx.pause);
+  const room = await runSliced(prepareRoomSteps(a.layout, view, budget, rules), ctx.pause);
+  if (room > 0 || !(await runSliced(planPrepareSteps(a.layout, view, budget, rules), ctx.pause))) return { links: null, room };
+  return { links: await runSliced(a.linksSteps(), ctx.pause), room };
 }
 
 /**

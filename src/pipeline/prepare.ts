@@ -92,8 +92,11 @@ export async function planCompaction<T>(deps: PathDeps, input: PrepareInput & { 
       async afterSuccess(status, observer) {
         await plan.afterSuccess(status, observer);
         if (status < 200 || status >= 300) return;
+        // What it adds to its conversation's last look may leave its view provably below the line.
+        const items = { items: request.items as readonly object[], perItem: counted.perItem, fixedTokens: counted.fixedTokens };
+        if (deps.background.fitsRoom(recordKey(deps, model, identity), items, budget.budget)) return;
         const { ctx, a, decision } = await analyzeAndDecide(deps, input, request);
-        deps.background.consider(ctx, a, decision, budget.budget, input.bytes);
+        deps.background.consider(ctx, a, decision, budget.budget, input.bytes, items);
       },
     };
   }
