@@ -2,10 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono, type Next } from 'hono';
-import { authenticate, type Caller, type DoorPolicy } from './auth/caller.js';
+import { authenticate, type Caller, type DoorPolicy, isAnthropicPath } from './auth/caller.js';
 import { createClientKeys } from './auth/client-keys.js';
 import { checkModelOfBody, type GatedBody } from './auth/model-gate.js';
 import { errorBody, errors, RecapError, sendError } from './errors.js';
+import { anthropicTarget, isAnthropicRequest } from './http/anthropic-passthrough.js';
 import { createCompactingHandler } from './pipeline/compacting-handler.js';
 import { passthrough } from './http/passthrough.js';
 import { registerRecapApi } from './inspect/routes.js';
@@ -19,6 +20,7 @@ import type { AppDeps } from './runtime/deps.js';
 import { traceRequest } from './tracing/spans.js';
 import { registerDashboard } from './ui/routes.js';
 import type { AnyWireFormat } from './wire/format.js';
+import { messagesErrorBody } from './wire/messages/errors.js';
 import { WIRE_FORMATS } from './wire/formats.js';
 
 type Env = { Bindings: HttpBindings };
@@ -80,7 +82,7 @@ export function createApp(deps: AppDeps): RecapApp {
   // where the admin token counts too.
   const enter = (req: IncomingMessage, res: ServerResponse, log: RequestLog, shape?: (err: RecapError) => string): Caller | undefined => {
     try {
-      return authenticate(req.headers, door);
+      return authenticate(req.headers, door, isAnthropicPath(req.url));
     } catch (err) {
       if (!(err instanceof RecapError)) throw err;
       log.error = err.code;
@@ -140,22 +142,25 @@ export function createApp(deps: AppDeps): RecapApp {
     const { incoming, outgoing } = c.env;
     outgoing.setMaxListeners(32);
     const log = newRequestLog(incoming.method ?? 'GET', c.req.routePath);
-    const caller = enter(incoming, outgoing, log);
+    const anthropic = isAnthropicRequest(incoming);
+    const errorShape = anthropic ? messagesErrorBody : undefined;
+    const caller = enter(incoming, outgoing, log, errorShape);
     if (!caller) return RESPONSE_ALREADY_SENT;
     log.routeName = passthroughRouteName(incoming.url ?? '');
-    const upstream = deps.upstreams.get(deps.defaultUpstream)!;
+    let upstream = deps.upstreams.get(deps.defaultUpstream)!;
     let body: GatedBody | undefined;
     try {
       body = await checkModelOfBody(incoming, caller, deps.config.server.body_limit_bytes);
+      if (anthropic) ({ upstream, body } = await anthropicTarget(deps, incoming, body));
     } catch (err) {
       if (!(err instanceof RecapError)) throw err;
       log.error = err.code;
-      sendError(outgoing, err);
+      sendError(outgoing, err, {}, errorShape);
       finish(log, outgoing.statusCode, caller);
       return RESPONSE_ALREADY_SENT;
     }
     const { answered } = await traceRequest(log, incoming, outgoing, () =>
-      passthrough(incoming, outgoing, upstream, { stripHeaders, clientStallMs: deps.config.server.client_stall_ms, body }),
+      passthrough(incoming, outgoing, upstream, { stripHeaders, clientStallMs: deps.config.server.client_stall_ms, body, errorBody: errorShape }),
     );
     // What the upstream answered (recap's own failure to reach it is no answer): it judges a caller's credential.
     if (answered !== undefined) log.upstreamStatus = answered;

@@ -50,6 +50,17 @@ export const errors = {
     ),
   upstreamBrokeOff: (upstream: string) => new RecapError(502, 'upstream_stream_failed', `Upstream "${upstream}" ended its stream before the reply was complete.`),
   upstreamTimeout: (upstream: string, phase: string) => new RecapError(504, 'upstream_timeout', `Upstream "${upstream}" timed out (${phase}).`),
+  // The model's upstream speaks another API than the route (an Anthropic request resolved to an OpenAI host, say): its key must not go there.
+  wrongUpstreamApi: (model: string, route: string, upstream: string, api: string, wanted: string) =>
+    new RecapError(
+      400,
+      'wrong_upstream_api',
+      `Model ${JSON.stringify(model.slice(0, 100))} resolves to upstream "${upstream}" (api: ${api}), which does not serve ${route}: give the model a \`models[]\` entry whose upstream has \`upstreams.<name>.api: ${wanted}\`.`,
+      'invalid_request_error',
+      'model',
+    ),
+  noAnthropicUpstream: () =>
+    new RecapError(404, 'no_anthropic_upstream', 'This is an Anthropic API request and no upstream has `upstreams.<name>.api: anthropic`.', 'not_found_error'),
   storeUnavailable: () => new RecapError(503, 'store_unavailable', 'The conversation store is unreachable; try again shortly.'),
   internal: () => new RecapError(500, 'internal_error', 'recap failed to process the request.'),
 };

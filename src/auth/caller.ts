@@ -33,18 +33,26 @@ export interface DoorPolicy {
  * are removed from the request here: nothing after the door (forwarding, the summarizer, logs)
  * can pass on a key meant for recap.
  */
-export function authenticate(headers: IncomingHttpHeaders, policy: DoorPolicy): Caller {
+export function authenticate(headers: IncomingHttpHeaders, policy: DoorPolicy, anthropic = false): Caller {
   if (!policy.keys) {
     const credential = credentialOf(headers);
     return credential === '' ? { kind: 'anonymous', shared: policy.anonymous === 'shared' } : { kind: 'credential', credential };
   }
   const authorization = headers.authorization;
+  // Anthropic clients (Claude Code's ANTHROPIC_API_KEY) send their key as x-api-key.
+  const apiKey = anthropic && typeof headers['x-api-key'] === 'string' ? headers['x-api-key'] : undefined;
   for (const name of CREDENTIAL_HEADERS) delete headers[name];
-  if (authorization === undefined || authorization === '') throw errors.unauthorized();
-  const key = BEARER.exec(authorization)?.[1];
+  if ((authorization === undefined || authorization === '') && !apiKey) throw errors.unauthorized();
+  const key = authorization ? BEARER.exec(authorization)?.[1] : apiKey;
   const client = key === undefined ? undefined : policy.keys.find(key);
   if (!client) throw errors.invalidApiKey();
   return { kind: 'client', client };
+}
+
+/** Anthropic's Messages routes, where a client key may come as x-api-key. */
+export function isAnthropicPath(url: string | undefined): boolean {
+  const path = (url ?? '').split('?')[0] ?? '';
+  return path === '/v1/messages' || path.startsWith('/v1/messages/');
 }
 
 /** Whether the caller may name this model: only a configured client's `models` restrict it. */

@@ -19,6 +19,10 @@ export const timeoutsSchema = z
 export const upstreamSchema = z
   .object({
     base_url: z.url({ protocol: /^https?$/ }),
+    // The API the upstream speaks: OpenAI's (chat completions, Responses) or Anthropic's Messages.
+    // A request is forwarded only to an upstream of its own API; a summarizer on an anthropic
+    // upstream is called on its /messages.
+    api: z.enum(['openai', 'anthropic']).default('openai'),
     api_key: z.string().min(1).optional(),
     timeouts: timeoutsSchema.default(timeoutsSchema.parse({})),
     connections: positiveInt.default(128),

@@ -20,7 +20,7 @@ export async function passthrough(
   req: IncomingMessage,
   res: ServerResponse,
   upstream: Upstream,
-  opts: { stripHeaders: readonly string[]; clientStallMs: number; body?: ReadBody },
+  opts: { stripHeaders: readonly string[]; clientStallMs: number; body?: ReadBody; errorBody?: (err: RecapError) => string },
 ): Promise<{ status: number; answered?: number }> {
   const { signal } = requestAbort(res);
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
@@ -29,7 +29,7 @@ export async function passthrough(
       method: req.method ?? 'GET',
       path: upstreamTarget(req.url ?? '/'),
       headers: {
-        ...upstreamRequestHeaders(req.headers, { apiKey: upstream.config.api_key }, { chat: false, stripHeaders: opts.stripHeaders }),
+        ...upstreamRequestHeaders(req.headers, { apiKey: upstream.config.api_key, api: upstream.config.api }, { chat: false, stripHeaders: opts.stripHeaders }),
         ...(opts.body?.contentType ? { 'content-type': opts.body.contentType } : {}),
       },
       // A body already read (auth/model-gate.ts) goes as those bytes.
@@ -41,7 +41,7 @@ export async function passthrough(
   } catch (err) {
     if (signal.aborted) return { status: 499 };
     const recapErr = err instanceof RecapError ? err : errors.internal();
-    sendError(res, recapErr);
+    sendError(res, recapErr, {}, opts.errorBody);
     return { status: recapErr.status };
   }
 }

@@ -63,7 +63,7 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
         method: 'POST',
         path: format.upstreamPath,
         headers: {
-          ...upstreamRequestHeaders(req.headers, { apiKey: upstream.config.api_key }, { chat: true, stripHeaders }),
+          ...upstreamRequestHeaders(req.headers, { apiKey: upstream.config.api_key, api: upstream.config.api }, { chat: true, stripHeaders }),
           'content-type': 'application/json',
         },
         body,
@@ -98,6 +98,8 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
       log.modelLabel = model?.match ?? 'unconfigured';
       const upstream = deps.upstreams.get(upstreamName);
       if (!upstream) throw errors.internal();
+      // A key meant for one provider never goes to another's host.
+      if (upstream.config.api !== format.upstreamApi) throw errors.wrongUpstreamApi(body.model, format.path, upstream.name, upstream.config.api, format.upstreamApi);
 
       // The conversation the client names, read once: forward-first and identify take it as a value.
       const conversation = namedConversation(req.headers, config.server.conversation_header);

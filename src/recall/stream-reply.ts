@@ -101,7 +101,10 @@ async function* laterHop<T>(
     const { events } = splitter.feed(chunk);
     for (const { event } of events) {
       reading.event(event.data);
-      const text = Buffer.from(eventText(event, wire.eventWithUsage(event.data, usage(reading.usage())) ?? event.data));
+      const data = wire.eventWithUsage(event.data, usage(reading.usage())) ?? event.data;
+      const relayed = reading.relay ? reading.relay(data) : data;
+      if (relayed === null) continue;
+      const text = Buffer.from(eventText(event, relayed));
       if (reading.callsTools()) {
         held.push(text);
         heldBytes += text.length;
@@ -116,26 +119,32 @@ async function* laterHop<T>(
 async function* composed<T, P>(input: JsonRecallInput<T, P>): AsyncGenerator<Buffer> {
   const { wire, turn } = input;
   let response = input.first;
+  let previous: StreamReading<T> | undefined;
   for (;;) {
     if (response.statusCode >= 300) {
-      yield Buffer.from(errorEvent(response.statusCode, Buffer.from(await response.body.arrayBuffer())));
+      const refusal = { status: response.statusCode, body: Buffer.from(await response.body.arrayBuffer()) };
+      yield Buffer.from(wire.errorEvent ? wire.errorEvent(refusal) : errorEvent(refusal.status, refusal.body));
       return;
     }
-    const reading = wire.readStream();
+    const reading = wire.readStream(previous);
+    previous = reading;
     const held: Buffer[] = [];
     if (turn.hops === 0) {
       if ((yield* firstHop(response, reading, held, input.observeFirst, input.holdLimit)) === 'passed') return;
     } else if ((yield* laterHop(response, reading, held, turn.usageWith, wire as RecallWire<T, unknown>, input.holdLimit)) === 'too_large') {
       response.body.destroy();
-      yield Buffer.from(sseErrorEvent(errors.recallReplyTooLarge(input.upstream, input.holdLimit)));
+      const err = errors.recallReplyTooLarge(input.upstream, input.holdLimit);
+      yield Buffer.from(wire.errorEvent ? wire.errorEvent(err) : sseErrorEvent(err));
       return;
     }
     // A reply that broke off (an error event, no end) is never continued. It goes to the client as
     // it came, unless it broke off in a recap_recall call: that call is not the client's to see, so
     // the stream ends with recap's error event in place of what was held.
     if (!reading.ended()) {
-      if (reading.startedRecall()) yield Buffer.from(sseErrorEvent(errors.upstreamBrokeOff(input.upstream)));
-      else yield* held;
+      if (reading.startedRecall()) {
+        const err = errors.upstreamBrokeOff(input.upstream);
+        yield Buffer.from(wire.errorEvent ? wire.errorEvent(err) : sseErrorEvent(err));
+      } else yield* held;
       return;
     }
     const calls = reading.replyCalls();

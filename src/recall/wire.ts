@@ -1,3 +1,5 @@
+import type { RecapError } from '../errors.js';
+
 // What answering recap_recall needs of one wire format (chat completions, Responses): the route's
 // adapter writes the forwarded body with the tool injected, reads the calls out of a reply, and
 // writes the items and the final reply of a continuation. The loop itself (hops.ts, stream.ts)
@@ -38,6 +40,12 @@ export interface StreamReading<T> {
    * reached), `usage` in the usage event when the stream had one: the SSE text of each.
    */
   closingEvents(usage: unknown): string[];
+  /**
+   * How one event of a continuation reaches the client, which reads one reply whatever the hops:
+   * its data as it is or rewritten, or null to leave it out (Anthropic's second `message_start`).
+   * Without it, every event goes as it came.
+   */
+  relay?(data: string): string | null;
 }
 
 export interface RecallWire<T, P> {
@@ -50,8 +58,14 @@ export interface RecallWire<T, P> {
   resultItem(callId: string, text: string): T;
   /** The final reply: `raw` with its usage replaced by `usage`; `strip`: without its tool calls (the hop bound was reached). */
   finalReply(raw: Buffer, reply: unknown, usage: unknown, strip: boolean): Buffer;
-  /** Reads a streamed reply. */
-  readStream(): StreamReading<T>;
+  /** Reads a streamed reply; `previous`: the reading of the hop before it, if any. */
+  readStream(previous?: StreamReading<T>): StreamReading<T>;
+  /**
+   * The SSE text of the error event that ends a stream: a continuation's refusal (`body`, as the
+   * upstream sent it, with its status) or recap's own error. Without it, OpenAI's: `data:` and the
+   * error's JSON.
+   */
+  errorEvent?(error: { status: number; body: Buffer } | RecapError): string;
   /** One event's data with its usage replaced by `usage` (a stream's usage event), else null when it carries none. */
   eventWithUsage(data: string, usage: unknown): string | null;
 }

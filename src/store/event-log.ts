@@ -1,7 +1,7 @@
 import type { ConversationKey } from './conversation-key.js';
 
 /** The compacting route a conversation belongs to: its records and events are kept per route (wire/format.ts). */
-export type EventRoute = 'chat' | 'responses';
+export type EventRoute = 'chat' | 'responses' | 'messages';
 
 /** What recap did to one message of a request (events/view-map.ts). */
 export type MessageState = 'pinned' | 'kept' | 'cleared' | 'summarized' | 'dropped' | 'summary';

@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../messages/types.js';
 import { traceSummarizer } from '../tracing/spans.js';
 import type { UpstreamRegistry } from '../upstream/client.js';
+import { anthropicSummarizerBody, anthropicSummarizerHeaders, readAnthropicSummarizerReply } from './anthropic.js';
 import { readSummarizerReply, type SummarizerFailure } from './reply.js';
 
 export type { SummarizerFailure } from './reply.js';
@@ -23,7 +24,7 @@ export interface SummarizerCall {
   /** Reasoning models take `max_completion_tokens`, older servers only `max_tokens`. */
   tokenLimitField: 'max_tokens' | 'max_completion_tokens';
   timeoutMs: number;
-  /** The client's Authorization, used only when the summarizer's upstream has no api_key. */
+  /** The client's credential (its Authorization, or x-api-key), used only when the summarizer's upstream has no api_key. */
   authorization?: string;
   signal?: AbortSignal;
 }
@@ -38,29 +39,42 @@ export interface SummarizerReply {
 
 export type Summarizer = (call: SummarizerCall) => Promise<SummarizerReply>;
 
-/** One non-streaming chat completion on the summarizer's upstream, bounded by its timeout. */
+function openaiHeaders(apiKey: string | undefined, authorization: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+  const auth = apiKey ? `Bearer ${apiKey}` : authorization;
+  if (auth) headers.authorization = auth;
+  return headers;
+}
+
+/** One non-streaming chat completion (or Anthropic message, on an `api: anthropic` upstream) on the summarizer's upstream, bounded by its timeout. */
 export function createSummarizer(upstreams: UpstreamRegistry): Summarizer {
   return traceSummarizer(async function summarize(call) {
     const upstream = upstreams.get(call.upstream);
     if (!upstream) throw new SummarizerError('error', `no upstream named ${call.upstream}`);
     const timeout = AbortSignal.timeout(call.timeoutMs);
     const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    const auth = upstream.config.api_key ? `Bearer ${upstream.config.api_key}` : call.authorization;
-    if (auth) headers.authorization = auth;
+    const anthropic = upstream.config.api === 'anthropic';
     try {
       const res = await upstream.request({
         method: 'POST',
-        path: '/chat/completions',
-        headers,
-        body: JSON.stringify({ model: call.model, messages: call.messages, [call.tokenLimitField]: call.maxTokens }),
+        ...(anthropic
+          ? {
+              path: '/messages',
+              headers: anthropicSummarizerHeaders(upstream.config.api_key, call.authorization),
+              body: anthropicSummarizerBody(call.model, call.messages, call.maxTokens),
+            }
+          : {
+              path: '/chat/completions',
+              headers: openaiHeaders(upstream.config.api_key, call.authorization),
+              body: JSON.stringify({ model: call.model, messages: call.messages, [call.tokenLimitField]: call.maxTokens }),
+            }),
         signal,
       });
       const text = await res.body.text();
       // Only a 2xx is a summary. A redirect is not followed (undici does not) and not taken for one:
       // its target may be anywhere, and its body is whatever the upstream put there.
       if (res.statusCode < 200 || res.statusCode >= 300) throw new SummarizerError('error', `summarizer answered ${res.statusCode}: ${text.slice(0, 200)}`);
-      const reply = readSummarizerReply(text);
+      const reply = anthropic ? readAnthropicSummarizerReply(text) : readSummarizerReply(text);
       if (!reply.ok) throw new SummarizerError(reply.reason, reply.detail);
       return { text: reply.text, promptTokens: reply.promptTokens, completionTokens: reply.completionTokens, cachedTokens: reply.cachedTokens };
     } catch (err) {

@@ -41,6 +41,8 @@ const NOT_FORWARDED_CHAT = new Set([...NOT_FORWARDED_UPSTREAM, 'accept-encoding'
 
 export interface UpstreamAuth {
   apiKey?: string;
+  /** The API the upstream speaks: its own key goes as `Authorization: Bearer` (OpenAI) or `x-api-key` (Anthropic). */
+  api?: 'openai' | 'anthropic';
 }
 
 export function upstreamRequestHeaders(
@@ -52,7 +54,8 @@ export function upstreamRequestHeaders(
   // recap's own key replaces every credential the client sent, in whichever header style.
   if (auth.apiKey) for (const name of CREDENTIAL_HEADERS) drop.add(name);
   const out = endToEndHeaders(client, drop);
-  if (auth.apiKey) out.authorization = `Bearer ${auth.apiKey}`;
+  if (auth.apiKey && auth.api === 'anthropic') out['x-api-key'] = auth.apiKey;
+  else if (auth.apiKey) out.authorization = `Bearer ${auth.apiKey}`;
   return out;
 }
 

@@ -1,0 +1,134 @@
+import { setImmediate as nextMacrotask } from 'node:timers/promises';
+import type { ModelConfig } from '../../config/config.js';
+import { jsonItemHash } from '../../conversation/canonical.js';
+import { stringifyJson } from '../../body/stringify.js';
+import type { ChatMessage } from '../../messages/types.js';
+import { oncePerItem } from '../../body/once-per-item.js';
+import type { TokenCounter } from '../../tokens/counter.js';
+import type { CountedItems, ItemCounters } from '../format.js';
+import { blocksOf } from './items.js';
+import { mediaTokens } from './media-tokens.js';
+import type { AnthropicMessage, ContentBlock, MessagesRequest } from './types.js';
+
+// A Messages request's tokens. Anthropic publishes no tokenizer: models on this route count with
+// `encoding: estimate`, calibrated per model from the usage Anthropic reports (input_tokens +
+// cache_creation_input_tokens + cache_read_input_tokens). Each message counts as the chat message
+// of the same text: its text blocks, thinking (text and redacted data: a turn's thinking is sent
+// back and may count), tool inputs and results; images and documents by Anthropic's own rules
+// (media-tokens.ts). `system` is counted as a leading system message (pinned: in every view) and
+// `tools` through the chat route's tool rendering (an Anthropic tool is a function's name,
+// description and input schema), both part of the budget (rule 3).
+
+const HASH_SLICE_MS = 0.5;
+
+function blockText(b: ContentBlock): string {
+  switch (b.type) {
+    case 'text':
+      return typeof b.text === 'string' ? b.text : '';
+    case 'thinking':
+      return typeof b.thinking === 'string' ? b.thinking : '';
+    case 'redacted_thinking':
+      return typeof b.data === 'string' ? b.data : '';
+    case 'tool_use':
+    case 'server_tool_use':
+      return `${String(b.name)} ${stringifyJson(b.input ?? {})}`;
+    case 'tool_result':
+      return typeof b.content === 'string'
+        ? b.content
+        : Array.isArray(b.content)
+          ? b.content.map((c) => (c && typeof c === 'object' ? blockText(c as ContentBlock) : '')).join('\n')
+          : '';
+    case 'image':
+      return '';
+    case 'document': {
+      const source = b.source as { type?: unknown; data?: unknown; content?: unknown } | undefined;
+      if (source?.type === 'text' && typeof source.data === 'string') return source.data;
+      if (source?.type === 'content' && Array.isArray(source.content)) return source.content.map((c) => blockText(c as ContentBlock)).join('\n');
+      return '';
+    }
+    default: {
+      // A block recap does not know (web_search_tool_result, …): its JSON, as sent.
+      const { type: _type, cache_control: _cc, ...rest } = b;
+      return stringifyJson(rest);
+    }
+  }
+}
+
+/** The message as a chat message of the same text, to count it (media apart). */
+export const countedAs = oncePerItem(
+  (m: AnthropicMessage): ChatMessage => ({
+    role: m.role,
+    content: typeof m.content === 'string' ? m.content : blocksOf(m).map(blockText).filter(Boolean).join('\n'),
+  }),
+);
+
+const mediaOf = oncePerItem((m: AnthropicMessage): number => (Array.isArray(m.content) ? mediaTokens(m.content) : 0));
+
+async function hashItems(items: readonly AnthropicMessage[]): Promise<string[]> {
+  const hashes: string[] = [];
+  let sliceStart = performance.now();
+  for (const item of items) {
+    hashes.push(jsonItemHash(item));
+    if (performance.now() - sliceStart > HASH_SLICE_MS) {
+      await nextMacrotask();
+      sliceStart = performance.now();
+    }
+  }
+  return hashes;
+}
+
+/** `system` as the leading system message it amounts to, or null. */
+export function systemMessage(body: MessagesRequest): ChatMessage | null {
+  const { system } = body;
+  if (typeof system === 'string') return system === '' ? null : { role: 'system', content: system };
+  if (!Array.isArray(system)) return null;
+  const text = system.map((b) => (b && typeof b === 'object' ? blockText(b as ContentBlock) : '')).join('\n');
+  return text === '' ? null : { role: 'system', content: text };
+}
+
+/** Anthropic tools in the chat route's shape, so one renderer counts both; server tools as they are. */
+const chatToolsOf = oncePerItem((tools: unknown[]): unknown[] =>
+  tools.map((t) => {
+    const tool = (t ?? {}) as { type?: unknown; name?: unknown; description?: unknown; input_schema?: unknown };
+    if (tool.input_schema === undefined) return t;
+    return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.input_schema } };
+  }),
+);
+
+export function rawToolsTokens(counter: TokenCounter, body: MessagesRequest, tools: unknown): number {
+  return Array.isArray(tools) && tools.length > 0 ? counter.countTools({ model: body.model, messages: [], tools: chatToolsOf(tools) }) : 0;
+}
+
+export async function countMessagesRequest(
+  tokens: ItemCounters,
+  body: MessagesRequest,
+  model: ModelConfig | undefined,
+): Promise<CountedItems<AnthropicMessage> & { systemTokens: number; rawTools: number }> {
+  const counter = tokens.counterFor(model?.encoding ?? 'o200k_base');
+  const scale = tokens.scaleFor(model);
+  const items = body.messages;
+  const hashes = await hashItems(items);
+  const counted = await counter.countMessagesAsync(items.map(countedAs), hashes);
+  const rawPerItem = counted.perMessage.map((n, i) => n + mediaOf(items[i]!));
+  const system = systemMessage(body);
+  const rawSystem = system ? counter.countMessage(system) : 0;
+  const rawTools = rawToolsTokens(counter, body, body.tools);
+  const priming = counted.total - counted.perMessage.reduce((x, y) => x + y, 0);
+  const perItem = rawPerItem.map(scale);
+  const fixedTokens = priming + scale(rawSystem);
+  const toolsTokens = scale(rawTools);
+  const rawItems = (ms: readonly AnthropicMessage[]) => counter.countMessages(ms.map(countedAs)).total + ms.reduce((n, m) => n + mediaOf(m), 0);
+  const rawIn = counted.total + rawPerItem.reduce((x, y) => x + y, 0) - counted.perMessage.reduce((x, y) => x + y, 0) + rawSystem + rawTools;
+  return {
+    counter,
+    perItem,
+    fixedTokens,
+    systemTokens: scale(rawSystem),
+    hashes,
+    countItem: (item) => scale(counter.countMessage(countedAs(item)) + mediaOf(item)),
+    tokensIn: perItem.reduce((x, y) => x + y, 0) + fixedTokens + toolsTokens,
+    toolsTokens,
+    rawTools,
+    rawOut: (view) => (view ? rawItems(view) + rawSystem + rawTools : rawIn),
+  };
+}

@@ -1,0 +1,55 @@
+import type { ModelConfig } from '../../config/config.js';
+import { jsonItemHash } from '../../conversation/canonical.js';
+import { spliceArray } from '../../body/splice.js';
+import type { CountedItems, RecallOffer, WireFormat } from '../format.js';
+import { countBreakpoints, withinBreakpointLimit } from './breakpoints.js';
+import { countMessagesRequest, rawToolsTokens } from './count.js';
+import { messagesErrorBody } from './errors.js';
+import { messagesWire } from './items.js';
+import { readMessagesRequest } from './parse-request.js';
+import { MESSAGES_RECALL_TOOL_JSON, type MessagesBody, messagesRecall, messagesRecallRefusal } from './recall.js';
+import { messagesStreamEnd } from './stream-end.js';
+import type { AnthropicMessage, MessagesRequest } from './types.js';
+
+// POST /v1/messages, Anthropic's Messages API (Claude Code, the Anthropic SDKs): forwarded only to
+// an upstream with `api: anthropic`. Only `messages` changes in a compacted request: `system`,
+// `tools`, `thinking`, `context_management` and every other field go as sent (rule 12), and the
+// view keeps the client's cache_control breakpoints on what it keeps (breakpoints.ts).
+
+const RECALL_TOOL: unknown = JSON.parse(MESSAGES_RECALL_TOOL_JSON);
+
+/** Breakpoints outside `messages`: on tools and system blocks, which a view never changes. */
+const outsideBreakpoints = (body: MessagesRequest): number => countBreakpoints(body.tools) + countBreakpoints(body.system);
+
+function recallOffer(model: ModelConfig, { body }: MessagesBody, counted: CountedItems<AnthropicMessage>, scale: (n: number) => number): RecallOffer | undefined {
+  if (messagesRecallRefusal(model, body) !== null) return undefined;
+  const raw = rawToolsTokens(counted.counter, body, [...(body.tools ?? []), RECALL_TOOL]) - counted.rawTools;
+  return { rawToolTokens: raw, toolTokens: scale(counted.rawTools + raw) - counted.toolsTokens };
+}
+
+export const messagesFormat: WireFormat<AnthropicMessage, MessagesBody> = {
+  path: '/v1/messages',
+  upstreamPath: '/messages',
+  upstreamApi: 'anthropic',
+  itemsKey: 'messages',
+  items: messagesWire,
+  read: (raw, pause, { seen, arrived }) => readMessagesRequest(raw, pause, seen, arrived),
+  compactable: ({ body }) => body.messages,
+  // `system` (pinned, outside the messages) and the first user message.
+  opening({ body }, messages) {
+    const out = body.system === undefined ? [] : [jsonItemHash({ system: body.system })];
+    const first = messages.find((m) => messagesWire.describe(m).kind === 'user');
+    return first ? [...out, jsonItemHash(first)] : out;
+  },
+  count: (counters, { body }, model) => countMessagesRequest(counters, body, model),
+  recallOffer,
+  // Not bounded: a compactable request is counted before it is forwarded.
+  promptBound: () => null,
+  withView: (parsed, view) => spliceArray(parsed, 'messages', parsed.body.messages, withinBreakpointLimit(view, outsideBreakpoints(parsed.body))),
+  streamEnd: messagesStreamEnd,
+  recall: {
+    ...messagesRecall,
+    body: (parsed, items) => messagesRecall.body(parsed, withinBreakpointLimit(items, outsideBreakpoints(parsed.body))),
+  },
+  errorBody: messagesErrorBody,
+};

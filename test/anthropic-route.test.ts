@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type AnthropicHarness, startAnthropicHarness } from './helpers/anthropic-harness.js';
+
+// POST /v1/messages through recap: forwarded to the `api: anthropic` upstream, byte for byte when
+// it fits; the other Anthropic routes pass through to it; recap's own errors in Anthropic's shape.
+
+let h: AnthropicHarness;
+beforeAll(async () => {
+  h = await startAnthropicHarness();
+});
+afterAll(() => h.close());
+beforeEach(() => h.fake.reset());
+
+describe('the Anthropic Messages route', () => {
+  it('forwards a request that fits byte for byte, JSON and stream, the reply as the upstream sent it', async () => {
+    const body = `{"model":"claude-test-1","max_tokens":256,"system":[{"type":"text","text":"Be brief.","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"hi"}],"seed_like":9007199254740993,"context_management":{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]}}`;
+    for (const stream of [false, true]) {
+      h.fake.reset();
+      const sent = stream ? body.replace('"max_tokens":256', '"max_tokens":256,"stream":true') : body;
+      const res = await fetch(`${h.recap.url}/v1/messages?beta=true`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-caller', 'anthropic-version': '2023-06-01', 'anthropic-beta': 'context-management-2025-06-27' },
+        body: sent,
+      });
+      const text = await res.text();
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-recap-action')).toBe('none');
+      const [forwarded] = h.fake.messagesRequests();
+      expect(forwarded!.body).toBe(sent);
+      expect(forwarded!.headers).toMatchObject({ 'x-api-key': 'sk-ant-caller', 'anthropic-version': '2023-06-01', 'anthropic-beta': 'context-management-2025-06-27' });
+      expect(Buffer.from(text)).toEqual(h.fake.sentBytes(forwarded!));
+    }
+  });
+
+  it('passes count_tokens and models through to the Anthropic upstream', async () => {
+    const client = h.client();
+    const counted = await client.messages.countTokens({ model: 'claude-test-1', messages: [{ role: 'user', content: 'hello' }] });
+    expect(counted.input_tokens).toBeGreaterThan(0);
+    const models = await client.models.list();
+    expect(models.data.length).toBeGreaterThan(0);
+    expect(h.fake.requests.map((r) => r.path)).toEqual(['/v1/messages/count_tokens', '/v1/models']);
+  });
+});
+
+describe('no Anthropic key to an OpenAI host', () => {
+  it('refuses a model that resolves to an api: openai upstream, naming the config key, in Anthropic shape', async () => {
+    const { startFakeUpstream } = await import('../src/dev/fake-upstream.js');
+    const { parseConfig } = await import('../src/config/config.js');
+    const { startRecap } = await import('../src/main.js');
+    const { createLogger } = await import('../src/observability/logger.js');
+    const { LogCapture, TEST_SECRET } = await import('./helpers/harness.js');
+    const openai = await startFakeUpstream();
+    const config = parseConfig(JSON.stringify({ server: { secret: TEST_SECRET }, upstreams: { openai: { base_url: openai.url } }, models: [] }), 'c.json', {});
+    const recap = await startRecap(config, { port: 0, host: '127.0.0.1', logger: createLogger('silent', new LogCapture()) });
+    try {
+      const res = await fetch(`${recap.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-secret', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { type: string; error: { type: string; message: string; code: string } };
+      expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', code: 'wrong_upstream_api' } });
+      expect(body.error.message).toContain('upstreams.<name>.api: anthropic');
+      const counted = await fetch(`${recap.url}/v1/messages/count_tokens`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-secret', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(counted.status).toBe(400);
+      expect(openai.requests).toHaveLength(0);
+    } finally {
+      await recap.close();
+      await openai.close();
+    }
+  });
+});
