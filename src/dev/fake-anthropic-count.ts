@@ -1,21 +1,38 @@
 // The fake Anthropic upstream's own token count of a request and its simulated prompt cache. It is
-// deliberately not recap's estimate (a flat ~3.5 characters a token plus framing), so that a test
+// deliberately not recap's estimate (a BPE count plus framing: see CLAUDE_OVER_O200K), so that a test
 // saying "within the window by the fake's count" checks recap's calibrated estimate against an
 // independent count, as Anthropic's real one is. The cache works as Anthropic documents it: a
 // request's prefix up to a `cache_control` breakpoint (tools, then system, then messages, block by
 // block) is written at that breakpoint, and a later request whose prefix matches one written
 // before reads it; what lies after the last breakpoint is neither.
 import { createHash } from 'node:crypto';
+import { getTokenizer } from '../tokens/encodings.js';
 import type { FakeCount } from './fake-anthropic-types.js';
 
-const CHARS_PER_TOKEN = 3.5;
+// Claude's tokenizers make about a tenth more tokens than o200k_base of the same text: the fake
+// counts o200k_base × 1.1 (each distinct text once), a count of its own that recap's `estimate`
+// can only approach through calibration, as it approaches Anthropic's.
+const CLAUDE_OVER_O200K = 1.1;
+const counted = new Map<string, number>();
+const MAX_CACHED = 50_000;
 const BLOCK_TOKENS = 3;
 const MESSAGE_TOKENS = 4;
 /** About what Anthropic charges for an image near its 1.15 megapixel limit, and per document page. */
 export const FAKE_IMAGE_TOKENS = 1600;
 export const FAKE_DOCUMENT_TOKENS = 2000;
 
-const textTokens = (text: string): number => Math.ceil(text.length / CHARS_PER_TOKEN);
+function textTokens(text: string): number {
+  let n = counted.get(text);
+  if (n === undefined) {
+    n = Math.ceil(getTokenizer('o200k_base').count(text) * CLAUDE_OVER_O200K);
+    if (counted.size >= MAX_CACHED) counted.clear();
+    counted.set(text, n);
+  }
+  return n;
+}
+
+/** The o200k_base tokens that make `tokens` by the fake's count: what a reply of max_tokens may hold. */
+export const o200kOfTokens = (tokens: number): number => Math.floor(tokens / CLAUDE_OVER_O200K);
 
 /** One cacheable unit: a tool, a system block, or a message's content block. */
 interface Unit {
@@ -24,13 +41,38 @@ interface Unit {
   breakpoint: boolean;
 }
 
-function blockTokens(block: any): number {
-  if (typeof block === 'string') return textTokens(block);
+/** The text a block puts before the model: its text, thinking, tool name and input, result content. */
+function blockText(block: any): string {
+  switch (block?.type) {
+    case 'text':
+      return String(block.text ?? '');
+    case 'thinking':
+      return String(block.thinking ?? '');
+    case 'redacted_thinking':
+      return String(block.data ?? '');
+    case 'tool_use':
+    case 'server_tool_use':
+      return `${String(block.name)} ${JSON.stringify(block.input ?? {})}`;
+    case 'tool_result':
+      return typeof block.content === 'string' ? block.content : Array.isArray(block.content) ? block.content.map(blockText).join('\n') : '';
+    default: {
+      const { cache_control: _cc, type: _type, ...rest } = block ?? {};
+      return JSON.stringify(rest);
+    }
+  }
+}
+
+function mediaTokens(block: any): number {
   if (block?.type === 'image') return FAKE_IMAGE_TOKENS;
   if (block?.type === 'document') return FAKE_DOCUMENT_TOKENS;
-  const { cache_control: _cc, signature: _sig, ...rest } = block ?? {};
-  // Text, thinking, tool inputs and results: their text content, plus framing.
-  return BLOCK_TOKENS + textTokens(JSON.stringify(rest));
+  if (block?.type === 'tool_result' && Array.isArray(block.content)) return block.content.reduce((n: number, b: any) => n + mediaTokens(b), 0);
+  return 0;
+}
+
+function blockTokens(block: any): number {
+  if (typeof block === 'string') return textTokens(block);
+  if (block?.type === 'image' || block?.type === 'document') return mediaTokens(block);
+  return BLOCK_TOKENS + textTokens(blockText(block)) + mediaTokens(block);
 }
 
 function unitsOf(request: any): Unit[] {

@@ -2,7 +2,7 @@
 // summarizer's calls answered with an extractive summary), /v1/messages/count_tokens, /v1/models.
 import type { ServerResponse } from 'node:http';
 import type { BodyWriter } from './fake-body-writer.js';
-import { countInput } from './fake-anthropic-count.js';
+import { countInput, o200kOfTokens } from './fake-anthropic-count.js';
 import { requestProblem, windowProblem } from './fake-anthropic-check.js';
 import { anthropicErrorBody, messageBody, messageEvents, planMessage } from './fake-anthropic-reply.js';
 import type { AnthropicScriptedReply, FakeAnthropicOptions, FakeCount, RecordedRequest } from './fake-anthropic-types.js';
@@ -61,8 +61,13 @@ export async function respondAnthropic(x: AnthropicExchange): Promise<void> {
     x.refuse(problem);
     return send(400, anthropicErrorBody(400, problem));
   }
-  const output = x.summarizer ? { text: extractiveSummary(request) } : scriptsOutput(x.reply) ? x.reply : defaultReply(request);
-  const plan = planMessage({ ...x.reply, ...output }, { id: `fake${x.serial}`, model: request.model, count: x.count(request) });
+  // The summarizer's reply is its summary alone, cut at max_tokens by the fake's own count (as a model stops).
+  const output = x.summarizer
+    ? { text: extractiveSummary({ ...request, max_tokens: o200kOfTokens(request.max_tokens) }) }
+    : scriptsOutput(x.reply)
+      ? x.reply
+      : { ...x.reply, ...defaultReply(request) };
+  const plan = planMessage(output, { id: `fake${x.serial}`, model: request.model, count: x.count(request) });
   if (request.stream !== true) return send(status, messageBody(plan));
   startEventStream(x.res, status, headers);
   await writeEvents(x.writer, messageEvents(plan, x.reply.sseError), () => x.options.chunkDelayMs ?? 0, x.reply.stall);

@@ -90,7 +90,7 @@ describe('fake Anthropic upstream', () => {
   });
 
   it('reads the prefix it cached at a breakpoint on the next request', async () => {
-    const system = [{ type: 'text' as const, text: 'A long, stable system prompt. '.repeat(50), cache_control: { type: 'ephemeral' as const } }];
+    const system = [{ type: 'text' as const, text: 'A long, stable system prompt. '.repeat(80), cache_control: { type: 'ephemeral' as const } }];
     await client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, system, messages: [{ role: 'user', content: 'one' }] });
     const second = await client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, system, messages: [{ role: 'user', content: 'two' }] });
     const first = fake.countOf(fake.messagesRequests()[0]!)!;

@@ -12,7 +12,7 @@ import { MESSAGES_PATH, respondAnthropic } from './fake-anthropic-routes.js';
 import type { AnthropicScriptedReply, FakeAnthropic, FakeAnthropicOptions, FakeCount, RecordedRequest } from './fake-anthropic-types.js';
 import { pathOf } from './fake-script.js';
 
-export type { AnthropicScriptedReply, FakeAnthropic, FakeAnthropicOptions, FakeCount } from './fake-anthropic-types.js';
+export type { AnthropicScriptedReply, FakeAnthropic, FakeAnthropicOptions, FakeCount, RecordedRequest } from './fake-anthropic-types.js';
 
 interface Queued {
   reply: AnthropicScriptedReply;
