@@ -18,11 +18,11 @@ export function summaryReservation(maxTokens: number): number {
  * @param replacedTokens tokens of what the summary replaces: the previous summary plus the evicted messages
  * @param summaryTokens tokens of the new summary message
  * @param maxTokens summary_max_tokens
- * @param limitTokens the summary message by the count its limit was set in (uncalibrated), if not summaryTokens
+ * @param scale the model's calibration, which summaryTokens carries and maxTokens (an uncalibrated count) does not
  */
-export function acceptSummary(text: string, replacedTokens: number, summaryTokens: number, maxTokens: number, limitTokens = summaryTokens): SummaryVerdict {
+export function acceptSummary(text: string, replacedTokens: number, summaryTokens: number, maxTokens: number, scale: (tokens: number) => number = (t) => t): SummaryVerdict {
   if (text.trim() === '') return 'empty';
-  if (limitTokens > summaryReservation(maxTokens)) return 'too_long';
+  if (summaryTokens > scale(summaryReservation(maxTokens))) return 'too_long';
   if (summaryTokens >= replacedTokens) return 'not_smaller';
   return 'ok';
 }

@@ -122,11 +122,11 @@ export async function checkpointForCut<T>(
   if (result.calls > 0) ctx.recordSummarizer(mode, result, performance.now() - started);
   if (!result.ok) return { ok: false, reason: `summarizer_${result.reason}` };
   if (used === 'summarize') {
-    // Its limit is checked by the same (uncalibrated) count that sized the summarizer's max_tokens
-    // and the ledger: a calibrated model's factor (Claude's, ~1.3 over the estimate) would
-    // otherwise refuse every summary that fills its limit.
-    const limitTokens = ctx.counter.countText(a.codec.seal(result.text));
-    const verdict = acceptSummary(result.text, a.summaryTokens(base.summary) + evictedTokens, a.summaryTokens(result.text), compaction.summary_max_tokens, limitTokens);
+    // The summarizer's max_tokens and the ledger are sized by the uncalibrated count: its limit is
+    // calibrated like the summary's own count, or a calibrated model's factor (Claude's, ~1.3 over
+    // the estimate) would refuse every summary that fills its limit.
+    const scale = ctx.deps.tokens.scaleFor(ctx.model, ctx.identity.tenant);
+    const verdict = acceptSummary(result.text, a.summaryTokens(base.summary) + evictedTokens, a.summaryTokens(result.text), compaction.summary_max_tokens, scale);
     if (verdict !== 'ok') {
       ctx.deps.metrics.summarizerCalls.inc({ model: compaction.summarizer!.model, outcome: verdict, mode });
       return { ok: false, reason: `summary_${verdict}` };
