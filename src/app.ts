@@ -138,6 +138,13 @@ export function createApp(deps: AppDeps): RecapApp {
     });
   }
 
+  const anthropicRouting = {
+    upstreams: deps.upstreams,
+    upstreamConfigs: deps.config.upstreams,
+    defaultUpstream: deps.defaultUpstream,
+    routeModel: deps.routeModel,
+    bodyLimit: deps.config.server.body_limit_bytes,
+  };
   app.all('/v1/*', async function passthroughRoute(c) {
     const { incoming, outgoing } = c.env;
     outgoing.setMaxListeners(32);
@@ -151,7 +158,7 @@ export function createApp(deps: AppDeps): RecapApp {
     let body: GatedBody | undefined;
     try {
       body = await checkModelOfBody(incoming, caller, deps.config.server.body_limit_bytes);
-      if (anthropic) ({ upstream, body } = await anthropicTarget(deps, incoming, body));
+      if (anthropic) ({ upstream, body } = await anthropicTarget(anthropicRouting, incoming, body));
     } catch (err) {
       if (!(err instanceof RecapError)) throw err;
       log.error = err.code;

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import type { GatedBody } from '../auth/model-gate.js';
+import type { UpstreamConfig } from '../config/config.js';
 import { errors } from '../errors.js';
-import type { AppDeps } from '../runtime/deps.js';
-import type { Upstream } from '../upstream/client.js';
+import type { Upstream, UpstreamRegistry } from '../upstream/client.js';
+import type { ReadBody } from './passthrough.js';
 import { readBody } from './read-body.js';
 
 // Anthropic's other routes go to an Anthropic upstream, not to the default (OpenAI) one: an
@@ -17,7 +17,16 @@ const MESSAGES_PREFIX = '/v1/messages/';
 export interface AnthropicTarget {
   upstream: Upstream;
   /** The body, read to find its model. */
-  body?: GatedBody;
+  body?: ReadBody;
+}
+
+/** What choosing the upstream takes of the app. */
+export interface AnthropicRouting {
+  upstreams: UpstreamRegistry;
+  upstreamConfigs: Record<string, UpstreamConfig>;
+  defaultUpstream: string;
+  routeModel(model: string): { upstream: string };
+  bodyLimit: number;
 }
 
 function modelOf(raw: Buffer): string | undefined {
@@ -35,9 +44,9 @@ export function isAnthropicRequest(req: IncomingMessage): boolean {
 }
 
 /** The upstream an Anthropic request goes to (throws recap's error when there is none); `read`: the body the model gate read, if it did. */
-export async function anthropicTarget(deps: AppDeps, req: IncomingMessage, read: GatedBody | undefined): Promise<AnthropicTarget> {
+export async function anthropicTarget(deps: AnthropicRouting, req: IncomingMessage, read: ReadBody | undefined): Promise<AnthropicTarget> {
   if ((req.url ?? '').startsWith(MESSAGES_PREFIX) && req.method === 'POST') {
-    const body = read ?? { bytes: await readBody(req, deps.config.server.body_limit_bytes) };
+    const body = read ?? { bytes: await readBody(req, deps.bodyLimit) };
     const model = modelOf(body.bytes);
     if (model !== undefined) {
       const { upstream: name } = deps.routeModel(model);
@@ -48,7 +57,7 @@ export async function anthropicTarget(deps: AppDeps, req: IncomingMessage, read:
     }
   }
   const name =
-    deps.config.upstreams[deps.defaultUpstream]?.api === 'anthropic' ? deps.defaultUpstream : Object.entries(deps.config.upstreams).find(([, u]) => u.api === 'anthropic')?.[0];
+    deps.upstreamConfigs[deps.defaultUpstream]?.api === 'anthropic' ? deps.defaultUpstream : Object.entries(deps.upstreamConfigs).find(([, u]) => u.api === 'anthropic')?.[0];
   const upstream = name === undefined ? undefined : deps.upstreams.get(name);
   if (!upstream) throw errors.noAnthropicUpstream();
   return { upstream, ...(read ? { body: read } : {}) };

@@ -4,6 +4,8 @@ import { chatFixture } from './chat/fixture.case.js';
 import type { AnyWireFormat } from './format.js';
 import { type FormatFixture, runFormatCases } from './format.case.js';
 import { WIRE_FORMATS } from './formats.js';
+import { messagesFixture } from './messages/fixture.case.js';
+import { messagesFormat } from './messages/format.js';
 import { responsesFormat } from './responses/format.js';
 import { responsesFixture } from './responses/fixture.case.js';
 
@@ -12,6 +14,7 @@ import { responsesFixture } from './responses/fixture.case.js';
 const FIXTURES = new Map<AnyWireFormat, FormatFixture>([
   [chatFormat, chatFixture],
   [responsesFormat, responsesFixture],
+  [messagesFormat, messagesFixture],
 ]);
 
 describe('the registered wire formats', () => {
