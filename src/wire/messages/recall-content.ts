@@ -18,8 +18,13 @@ export function replyCallsOf(content: unknown): ReplyCalls<AnthropicMessage> | n
   const calls = blocks.filter(isRecallUse).map((b) => ({ id: String(b.id), arguments: JSON.stringify(b.input ?? {}) }));
   if (calls.length === 0) return null;
   const dropped = blocks.filter((b) => b.type === 'tool_use' && !isRecallUse(b)).length;
-  const kept = blocks.filter((b) => b.type !== 'tool_use' || isRecallUse(b));
-  return { calls, assistant: [{ role: 'assistant', content: kept }], dropped };
+  // With the first `n` recall calls only: those a continuation has room to answer.
+  const assistantWith = (n: number): AnthropicMessage[] => {
+    let seen = 0;
+    const kept = blocks.filter((b) => b.type !== 'tool_use' || (isRecallUse(b) && seen++ < n));
+    return [{ role: 'assistant', content: kept }];
+  };
+  return { calls, assistant: assistantWith(calls.length), assistantWith, dropped };
 }
 
 /** The content without its tool calls (the hop bound was reached: the client gets the rest). */
