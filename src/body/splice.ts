@@ -19,6 +19,9 @@ interface Replaced {
 }
 
 const replacements = new WeakMap<object, Replaced>();
+const OPEN = Buffer.from('[');
+const CLOSE = Buffer.from(']');
+const COMMA = Buffer.from(',');
 // The bytes written for a replaced item, per item object. The client item it was made from is one
 // byte sequence whatever request it comes in (an item seen before comes back as the same object for
 // the same bytes only, body/seen-items.ts), and the engine makes the same replaced item again for
@@ -108,12 +111,25 @@ export function spliceArray<T extends object>(body: JsonBody, key: string, origi
   const spans: readonly Span[] = member.elements ?? arrayElements(raw, member.value.start).items;
   const indexOf = new Map<object, number>();
   original.forEach((item, i) => indexOf.set(item, i));
-  const parts: Buffer[] = [Buffer.from('[')];
+  const parts: Buffer[] = [OPEN];
+  // Client items that follow each other in the view as in the body go as one run of its bytes,
+  // separators as the client wrote them: a view that keeps most of a history is a few copies.
+  let run: { start: number; end: number; last: number } | undefined;
+  const endRun = () => {
+    if (run) parts.push(raw.subarray(run.start, run.end));
+    run = undefined;
+  };
   view.forEach((item, i) => {
-    if (i > 0) parts.push(Buffer.from(','));
     const own = indexOf.get(item);
+    if (own !== undefined && run && own === run.last + 1) {
+      run.end = spans[own]!.end;
+      run.last = own;
+      return;
+    }
+    endRun();
+    if (i > 0) parts.push(COMMA);
     if (own !== undefined) {
-      parts.push(raw.subarray(spans[own]!.start, spans[own]!.end));
+      run = { start: spans[own]!.start, end: spans[own]!.end, last: own };
       return;
     }
     const replaced = replacements.get(item);
@@ -129,7 +145,8 @@ export function spliceArray<T extends object>(body: JsonBody, key: string, origi
     }
     parts.push(bytes);
   });
-  parts.push(Buffer.from(']'));
+  endRun();
+  parts.push(CLOSE);
   const edits: Edit[] = [{ start: member.value.start, end: member.value.end, parts }];
   if (append) edits.push(appendEdit(raw, members, append));
   return applyEdits(raw, edits);
