@@ -68,6 +68,16 @@ export const clearingSchema = z
   })
   .strict();
 
+export const costPlanningSchema = z
+  .object({
+    // The view a cost-planned cut shrinks to, as a share of the budget: money always prefers a
+    // smaller view, so this is the bound that keeps enough recent context verbatim.
+    view_ratio: ratio.default(0.3),
+    // Cost-planned cuts are at least this share of the budget apart (bounds summarizer calls where caching is dear).
+    min_gap_ratio: ratio.default(0.1),
+  })
+  .strict();
+
 export const compactionSchema = z
   .object({
     // Unset means `off`, also inside a `compaction:` block (config.ts refuses a summarizer without a strategy).
@@ -89,6 +99,8 @@ export const compactionSchema = z
     template_max_bytes: positiveInt.default(8192),
     // Identifiers the summary lacks are appended verbatim in a ledger section (compaction/ledger.ts).
     ledger: z.boolean().default(true),
+    // With the model's `pricing`: the bounds of planning by cost (compaction/cost.ts).
+    cost: costPlanningSchema.default(costPlanningSchema.parse({})),
   })
   .strict()
   .refine((c) => c.target_ratio < c.trigger_ratio, {

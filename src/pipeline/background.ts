@@ -5,6 +5,7 @@ import { landedOnBranch } from '../store/checkpoints.js';
 import type { ConversationKey } from '../store/store.js';
 import type { Analysis } from './analyze.js';
 import { type Base, baseView, candidatesSteps } from './choose-view.js';
+import { costPlanning } from './cost-plan.js';
 import type { Decision } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { planRules } from './plan-rules.js';
@@ -58,7 +59,7 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
   const roomOf = (key: ConversationKey) => `${key.tenant}.${key.conversation}`;
 
   async function run<T>(ctx: StepContext, a: Analysis<T>, budget: number): Promise<Outcome> {
-    const rules = planRules(ctx.model.compaction);
+    const rules = planRules(costPlanning(ctx.deps.config.models, ctx.model, a, budget)?.compaction ?? ctx.model.compaction);
     // A compaction ahead of the job is waited for as long as its summarizer call may take.
     const waitUntil = Date.now() + ctx.model.compaction.summarizer!.timeout_ms + HOLDER_MARGIN_MS;
     let record = await deps.records.load(ctx.key);
@@ -146,7 +147,7 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
  * runs: it is kept in the store.
  */
 async function worthPreparing<T>(ctx: StepContext, a: Analysis<T>, from: Base, budget: number): Promise<{ links: string[] | null; room: number }> {
-  const rules = planRules(ctx.model.compaction);
+  const rules = planRules(costPlanning(ctx.deps.config.models, ctx.model, a, budget)?.compaction ?? ctx.model.compaction);
   const view = baseView(a, from);
   const room = await runSliced(prepareRoomSteps(a.layout, view, budget, rules), ctx.pause);
   if (room > 0 || !(await runSliced(planPrepareSteps(a.layout, view, budget, rules), ctx.pause))) return { links: null, room };

@@ -7,6 +7,7 @@ import { landedOnBranch } from '../store/checkpoints.js';
 import type { Checkpoint, ConversationRecord } from '../store/store.js';
 import { type Analysis, buildView } from './analyze.js';
 import { type Base, baseView, type CandidateCosts, candidatesSteps, chooseBase, noSummaryBase } from './choose-view.js';
+import { type CostPlanning, costPlanning, weighCut } from './cost-plan.js';
 import type { HeldClaim } from './lease.js';
 import { planRules } from './plan-rules.js';
 import { claimCompaction, waitForHolders } from './single-flight.js';
@@ -101,7 +102,8 @@ export async function decide<T>(
   prefetched?: Promise<ConversationRecord | null | 'unavailable'>,
   forwardedFirst = false,
 ): Promise<Decision<T>> {
-  const { compaction } = ctx.model;
+  const cost = costPlanning(ctx.deps.config.models, ctx.model, a, budget);
+  const compaction = cost?.compaction ?? ctx.model.compaction;
   // Below both lines no stored summary can be needed (the least compacted view that fits is the
   // client's own) and nothing is prepared, so the store is not even asked.
   const raw = await runSliced(viewTokensSteps(a.layout, baseView(a, noSummaryBase(a))), ctx.pause);
@@ -110,7 +112,7 @@ export async function decide<T>(
   await runSliced(a.linksSteps(), ctx.pause);
   const record = ctx.keepsRecords ? await (prefetched ?? ctx.deps.records.load(ctx.key)) : null;
   if (forwardedFirst) return asSent(ctx, a, record === 'unavailable' ? null : record);
-  return settle(ctx, a, budget, record === 'unavailable' ? null : record, record === 'unavailable' || !ctx.keepsRecords);
+  return settle(ctx, a, budget, record === 'unavailable' ? null : record, record === 'unavailable' || !ctx.keepsRecords, cost);
 }
 
 /** The client's own view, with the most compacted checkpoint stored for it (for background preparation). */
@@ -125,8 +127,8 @@ function withFurthest<T>(d: Decision<T>, all: readonly CandidateCosts[]): Decisi
   return furthest.covered > d.base.covered || furthest.cleared.size > d.base.cleared.size ? { ...d, furthest } : d;
 }
 
-async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first: ConversationRecord | null, noStore: boolean): Promise<Decision<T>> {
-  const { compaction } = ctx.model;
+async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first: ConversationRecord | null, noStore: boolean, cost: CostPlanning | null): Promise<Decision<T>> {
+  const compaction = cost?.compaction ?? ctx.model.compaction;
   const rules = planRules(compaction);
   const waitUntil = Date.now() + ctx.deps.config.server.compaction_wait_ms;
   let record = first;
@@ -138,6 +140,12 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
     if (round >= MAX_ROUNDS) return degrade(ctx, a, from, budget, 'compaction_busy');
     const plan = await runSliced(planCompactionSteps(a.layout, baseView(a, from), budget, rules), ctx.pause);
     if (plan.kind === 'fits' || plan.kind === 'irreducible') return unchanged(a, choice);
+    if (cost) {
+      // With prices a cut is made only when it pays for itself, or when the view would not fit.
+      const figures = weighCut(cost, a, from, choice.tokens, plan, plan.kind === 'summarize', compaction.summary_max_tokens);
+      ctx.log.costDecision = figures;
+      if (figures.verdict === 'does_not_pay') return withFurthest(unchanged(a, choice), all);
+    }
     if (plan.kind === 'clear') return cleared(ctx, a, plan, from, noStore);
     // Audit mode spends nothing, so nothing needs paying for.
     if (!ctx.audit && ctx.model.compaction.strategy === 'summarize' && !(await ctx.deps.proofs.mayPay(ctx.identity.tenant, ctx.model))) {
@@ -147,7 +155,8 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
     if (strategy !== 'summarize' || noStore) return summarizeUnshared(ctx, a, from, plan, strategy, budget, noStore);
     // Clearing costs nothing: while it still makes the view fit, the summary is left to background
     // preparation (rule 10) or to the compaction already running, and this request waits for none.
-    const interim = await runSliced(planInterimSteps(a.layout, baseView(a, from), budget, rules), ctx.pause);
+    // With prices, not: clearing now and summarizing soon after would change the prompt prefix twice.
+    const interim = cost ? null : await runSliced(planInterimSteps(a.layout, baseView(a, from), budget, rules), ctx.pause);
     if (interim && ctx.deps.config.background.enabled) return cleared(ctx, a, interim, from, false);
 
     const prefix = prefixOfCut(plan);

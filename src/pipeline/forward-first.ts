@@ -4,6 +4,7 @@ import { RECALL_TOOL_MAX_TOKENS } from '../recall/tool.js';
 import { type OutputLimits, resolveBudget } from '../tokens/budget.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import type { ParsedRequest, PromptBound, WireFormat } from '../wire/format.js';
+import { lowestTriggerRatio } from './cost-plan.js';
 
 // A request that provably goes upstream as the client sent it is forwarded before recap counts
 // it; the counting (for the x-recap-* headers, metrics and the cache) and any planning overlap
@@ -41,8 +42,10 @@ export function canForwardFirst(
   const { compaction } = model;
   const budget = resolveBudget(model, body, calibration * (tokens.definitions + recallTool)).budget;
   const most = calibration * tokens.messages;
-  if (most > compaction.trigger_ratio * budget) return null;
-  return most <= compaction.prepare_ratio * budget ? 'below both lines' : 'below the trigger';
+  // With prices the cost model may choose a lower trigger (cost-plan.ts): the lowest it can is the line.
+  const trigger = lowestTriggerRatio(model);
+  if (most > trigger * budget) return null;
+  return most <= Math.min(trigger, compaction.prepare_ratio) * budget ? 'below both lines' : 'below the trigger';
 }
 
 /** Whether a request read by `format` may go upstream before it is counted: one it will not compact always may. */

@@ -1,19 +1,19 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { newestTurnTokens } from '../compaction/cost.js';
 import type { ModelConfig } from '../config/config.js';
 import type { Identity } from '../conversation/identify.js';
 import { viewMap } from '../events/view-map.js';
 import type { RequestLog } from '../observability/request-log.js';
 import type { RecallSession } from '../recall/session.js';
 import type { Budget } from '../tokens/budget.js';
+import type { UsageReport } from '../tokens/usage.js';
 import type { Analysis } from './analyze.js';
 import { auditActionOf } from './audit.js';
 import type { BackgroundCompactor } from './background.js';
 import type { Decision } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
-import type { StepContext } from './step-context.js';
-import { newestTurnTokens } from '../compaction/cost.js';
-import type { UsageReport } from '../tokens/usage.js';
 import { priceRequest } from './price-request.js';
+import type { StepContext } from './step-context.js';
 import { calibrates } from './token-service.js';
 import { observeUsage, type ResponseObserver } from './usage-observer.js';
 

@@ -1,11 +1,11 @@
 import type { ModelConfig } from '../config/config.js';
 import type { Identity } from '../conversation/identify.js';
 import type { RequestLog } from '../observability/request-log.js';
+import { summarizerPrices } from '../pricing/model-prices.js';
+import { costOf } from '../pricing/prices.js';
 import type { Pause } from '../slicing/slicer.js';
 import type { ConversationKey } from '../store/store.js';
 import type { TokenCounter } from '../tokens/counter.js';
-import { costOf } from '../pricing/prices.js';
-import { summarizerPrices } from '../pricing/model-prices.js';
 import type { SummarizerUsage } from './make-summary.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 
