@@ -23,6 +23,8 @@ export interface BenchSetup {
   summarizerLatencyMs: number;
   compaction: Record<string, unknown>;
   backgroundEnabled: boolean;
+  /** The model's `pricing` (plans compaction by cost), when the bench gives it one. */
+  pricing?: Record<string, number>;
 }
 
 export interface ClientTurn {
@@ -86,6 +88,7 @@ function configFor(setup: BenchSetup, fakeUrl: string) {
         max_output_tokens: setup.maxOutputTokens,
         encoding: 'o200k_base',
         compaction: setup.compaction,
+        ...(setup.pricing ? { pricing: setup.pricing } : {}),
       },
     ],
   };

@@ -43,15 +43,32 @@ export interface PromptCache {
   send(model: string, blocks: readonly PromptBlock[], now: number): CacheUse;
 }
 
-/** The keys of each prefix: prefixKeys[i] names blocks [0, i]. */
-function prefixKeys(blocks: readonly PromptBlock[]): string[] {
-  const keys: string[] = [];
-  let chain = '';
-  for (const b of blocks) {
-    chain = `${chain}\u0000${b.key}`;
-    keys.push(chain);
+/** Names prefixes by small numbers: a prefix is (the prefix before it, its last block's content). */
+class PrefixNames {
+  private readonly blocks = new Map<string, number>();
+  private readonly prefixes = new Map<string, number>();
+
+  /** keys[i] names blocks [0, i]. */
+  of(blocks: readonly PromptBlock[]): number[] {
+    const keys: number[] = [];
+    let prefix = -1;
+    for (const b of blocks) {
+      let block = this.blocks.get(b.key);
+      if (block === undefined) {
+        block = this.blocks.size;
+        this.blocks.set(b.key, block);
+      }
+      const pair = `${prefix},${block}`;
+      let next = this.prefixes.get(pair);
+      if (next === undefined) {
+        next = this.prefixes.size;
+        this.prefixes.set(pair, next);
+      }
+      keys.push(next);
+      prefix = next;
+    }
+    return keys;
   }
-  return keys;
 }
 
 function cumulative(blocks: readonly PromptBlock[]): number[] {
@@ -66,8 +83,9 @@ function cumulative(blocks: readonly PromptBlock[]): number[] {
 
 export function createPromptCache(options: PromptCacheOptions): PromptCache {
   const ttl = options.ttlMs ?? DEFAULT_TTL_MS;
-  /** Per model: prefix key → when it was last used. */
-  const entries = new Map<string, Map<string, number>>();
+  const names = new PrefixNames();
+  /** Per model: prefix name → when it was last used. */
+  const entries = new Map<string, Map<number, number>>();
   const live = (model: string, now: number) => {
     let m = entries.get(model);
     if (!m) {
@@ -78,8 +96,8 @@ export function createPromptCache(options: PromptCacheOptions): PromptCache {
     return m;
   };
 
-  function automatic(m: Map<string, number>, blocks: readonly PromptBlock[], now: number): CacheUse {
-    const keys = prefixKeys(blocks);
+  function automatic(m: Map<number, number>, blocks: readonly PromptBlock[], now: number): CacheUse {
+    const keys = names.of(blocks);
     const sums = cumulative(blocks);
     const prompt = sums.at(-1) ?? 0;
     let shared = 0;
@@ -95,8 +113,8 @@ export function createPromptCache(options: PromptCacheOptions): PromptCache {
     return { prompt, cached, written: 0 };
   }
 
-  function breakpoints(m: Map<string, number>, blocks: readonly PromptBlock[], now: number): CacheUse {
-    const keys = prefixKeys(blocks);
+  function breakpoints(m: Map<number, number>, blocks: readonly PromptBlock[], now: number): CacheUse {
+    const keys = names.of(blocks);
     const sums = cumulative(blocks);
     const prompt = sums.at(-1) ?? 0;
     const marks = blocks.flatMap((b, i) => (b.breakpoint ? [i] : []));

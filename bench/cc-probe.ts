@@ -1,0 +1,14 @@
+import { AGENT, CHAT, drive } from './cache-cost-drive.ts';
+import { bill } from './cache-cost-bill.ts';
+import { TOOLS } from './agent-task-script.ts';
+const conv = process.argv[2] === 'chat' ? CHAT : AGENT;
+const cached = Number(process.argv[3] ?? 0.1);
+const priced = process.argv[4] !== 'plain';
+const t0 = performance.now();
+const d = await drive(conv, { name: 'probe', compaction: { strategy: 'summarize', summarizer: { model: 'gpt-bench-summarizer', ...(priced ? { pricing: { input: 0.2, cached_input: 0.2 * cached, output: 0.8 } } : {}) } }, ...(priced ? { pricing: { input: 1, cached_input: cached, output: 4 } } : {}) });
+const t1 = performance.now();
+const p = { input: 1e-6, cachedInput: cached * 1e-6, cacheWrite: 1e-6, output: 4e-6 };
+const s = { input: 0.2e-6, cachedInput: 0.2 * cached * 1e-6, cacheWrite: 0.2e-6, output: 0.8e-6 };
+const b = bill(d, 'automatic', p, s, conv === AGENT ? TOOLS : undefined);
+console.log('drive', Math.round(t1 - t0), 'bill', Math.round(performance.now() - t1), 'ratio', (b.effective / b.baseline).toFixed(3), 'summ', (b.summarizer / b.baseline).toFixed(3), 'tokens', (b.tokensForwarded / b.tokensClient).toFixed(3), 'actions', JSON.stringify(d.turns.reduce((m, t) => ({ ...m, [t.action!]: (m[t.action!] ?? 0) + 1 }), {} as Record<string, number>)), 'summ calls', d.summarizer.length);
+process.exit(0);
