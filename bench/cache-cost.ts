@@ -111,7 +111,8 @@ export async function runCacheCostBench(): Promise<unknown> {
     setup: {
       conversations: [AGENT, CHAT].map((c) => ({ name: c.name, context_window: c.contextWindow, max_output_tokens: c.maxOutputTokens, length: c.length, seed: c.seed })),
       prices_per_million: { input: INPUT, output: OUTPUT, summarizer: `${SUMMARIZER_SHARE}× of the model's` },
-      cache: 'src/dev/prompt-cache.ts: automatic (longest shared prefix from 1,024 tokens in 128-token steps) or breakpoints (after the pinned block and on the last message, 20-block lookback, 5-minute lifetime)',
+      cache:
+        'src/dev/prompt-cache.ts: automatic (longest shared prefix from 1,024 tokens in 128-token steps) or breakpoints (after the pinned block and on the last message, 20-block lookback, 5-minute lifetime)',
       background: false,
     },
     rows,
