@@ -102,9 +102,20 @@ describe('the dashboard, live', () => {
     h.fake.enqueue({ status: 200, body: JSON.stringify({ object: 'list', data: [] }), headers: { 'content-type': 'application/json' } }, { path: '/v1/models' });
     expect((await rawRequest(h.recap.url, { target: '/v1/models', headers: { authorization: `Bearer ${KEY}` } })).status).toBe(200);
     h.fake.enqueue({ status: 503, body: JSON.stringify({ error: { message: 'overloaded' } }), headers: { 'content-type': 'application/json' } });
-    expect((await chat('short-chat', [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }, { role: 'user', content: 'again' }])).status).toBe(503);
+    expect(
+      (
+        await chat('short-chat', [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'hello' },
+          { role: 'user', content: 'again' },
+        ])
+      ).status,
+    ).toBe(503);
 
-    await page.locator('.card', { has: page.locator('.label', { hasText: 'Requests' }) }).locator('.value', { hasText: /^5$/ }).waitFor();
+    await page
+      .locator('.card', { has: page.locator('.label', { hasText: 'Requests' }) })
+      .locator('.value', { hasText: /^5$/ })
+      .waitFor();
     expect(await page.evaluate(() => (window as unknown as { __stay?: number }).__stay)).toBe(1);
     expect(await page.locator('#updated').textContent()).toMatch(/^updated \d+ s ago/);
     const routes = await page.locator('table.routes tbody tr').allTextContents();
@@ -121,7 +132,15 @@ describe('the dashboard, live', () => {
   it('refreshes a conversation without a reload: a new request joins its history', async () => {
     const rows = page.locator('table.events tbody tr');
     const before = await rows.count();
-    expect((await chat('short-chat', [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }, { role: 'user', content: 'and now?' }])).status).toBe(200);
+    expect(
+      (
+        await chat('short-chat', [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'hello' },
+          { role: 'user', content: 'and now?' },
+        ])
+      ).status,
+    ).toBe(200);
     await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(before + 1);
     expect(await page.locator('h2', { hasText: /^Requests \(/ }).textContent()).toBe(`Requests (${before + 1})`);
   });
@@ -152,9 +171,9 @@ describe('the dashboard, live', () => {
     await page.getByRole('link', { name: 'compacted-one', exact: true }).click();
     await page.locator('#view-map').waitFor();
     const sent = overBudgetHistory();
-    const described = JSON.parse(
-      (await rawRequest(h.recap.url, { target: '/recap/v1/conversations/compacted-one', headers: { authorization: `Bearer ${KEY}` } })).body,
-    ) as { checkpoints: { covered_messages: number; kept_messages: number[] }[] };
+    const described = JSON.parse((await rawRequest(h.recap.url, { target: '/recap/v1/conversations/compacted-one', headers: { authorization: `Bearer ${KEY}` } })).body) as {
+      checkpoints: { covered_messages: number; kept_messages: number[] }[];
+    };
     const { covered_messages: covered, kept_messages: kept } = described.checkpoints[0]!;
     const rows = await page.locator('table.view-map tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
     // The system message pinned, the summarized span one row, the rest one row per message, to the last.

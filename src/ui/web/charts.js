@@ -10,17 +10,27 @@ import { short } from './dom.js';
 // Ticks of a count axis (requests 1, 2, 3…): whole numbers only.
 const WHOLE_INCREMENTS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000];
 
+/** The largest value of some lines, 0 when they have none. @param {Line[]} lines */
+const peak = (lines) => Math.max(0, ...lines.flatMap((l) => l.values.filter((v) => v !== null)).map(Number));
+
 /**
- * Whether lines of one chart are too far apart for a linear axis: an agent's task sends ten times
- * what its budget holds, and the forwarded and budget lines would lie flat against zero.
- * @param {Line[]} lines
+ * Whether the `top` lines rise so far above the `rest` that a linear axis would flatten those
+ * against zero: an agent's task sends many times what its budget holds while recap forwards
+ * about the budget. Then the chart takes a log axis.
+ * @param {Line[]} top
+ * @param {Line[]} rest
  */
-export function needsLogAxis(lines) {
-  const values = lines.filter((l) => !l.points).flatMap((l) => l.values.filter((v) => v !== null && v > 0));
-  if (values.length === 0) return false;
-  const plotted = /** @type {number[]} */ (values);
-  return Math.max(...plotted) / Math.min(...plotted) > 8;
+export function needsLogAxis(top, rest) {
+  const low = peak(rest);
+  return low > 0 && peak(top) / low > 4;
 }
+
+/** Labels a log axis at 1, 2 and 5 times a power of ten only (its other ticks stay unlabelled). @param {number[]} ticks */
+const logLabels = (ticks) =>
+  ticks.map((t) => {
+    const m = Math.round(t / 10 ** Math.floor(Math.log10(t)));
+    return m === 1 || m === 2 || m === 5 ? short(t) : '';
+  });
 
 /**
  * A line chart; a `points` line is drawn as markers only (where it has a value). With `log`, the
@@ -42,7 +52,7 @@ export function lineChart(target, spec) {
     },
     axes: [
       spec.time ? { label: spec.xLabel } : { label: spec.xLabel, incrs: WHOLE_INCREMENTS, values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? String(t) : '')) },
-      { size: 56, label: spec.yLabel ?? (spec.log ? 'tokens (log scale)' : ''), values: (_u, ticks) => ticks.map((t) => short(t)) },
+      { size: 56, label: spec.yLabel ?? (spec.log ? 'tokens (log scale)' : ''), values: (_u, ticks) => (spec.log ? logLabels(ticks) : ticks.map((t) => short(t))) },
     ],
     legend: { live: true },
     series: [

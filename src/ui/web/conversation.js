@@ -121,7 +121,7 @@ export async function renderConversation(params) {
       { label: 'degraded', values: markers((e) => e.action === 'degraded' || e.audit === 'degraded'), color: COLORS.degraded, points: true },
     ];
     if (events.length === 0) chartBox.append(el('p', { class: 'empty' }, 'No requests recorded.'));
-    else chart = lineChart(chartBox, { x, time: false, lines, width: widthOf(chartBox), xLabel: 'request', log: needsLogAxis(lines) });
+    else chart = lineChart(chartBox, { x, time: false, lines, width: widthOf(chartBox), xLabel: 'request', log: needsLogAxis(lines.slice(0, 1), lines.slice(1)) });
   };
 
   const fill = () => {

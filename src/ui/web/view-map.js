@@ -58,7 +58,7 @@ export function viewMapSection(rows, e, audited) {
       'div',
       { class: 'table-wrap' },
       table(
-        ['Messages', 'Role', 'Tokens', 'Share', 'What recap did'],
+        ['Messages', 'Role', 'Tokens', 'Share', 'State'],
         rows,
         (r) => [
           r[1] === 1 ? `#${r[0]}` : `#${r[0]}–#${r[0] + r[1] - 1} (${num(r[1])})`,
