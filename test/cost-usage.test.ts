@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AnthropicHarness, startAnthropicHarness } from './helpers/anthropic-harness.js';
 import { type Harness, startHarness } from './helpers/harness.js';
 import { rawRequest } from './helpers/plain-request.js';
 import { waitFor } from './helpers/redis-process.js';
@@ -84,5 +85,56 @@ describe('cached tokens and cost, per route', () => {
     expect(event.cost_saved).toBe(0);
     expect(await metric('recap_cost_total{model="gpt-test-priced"}')).toBeCloseTo(before + (event.cost as number), 6);
     expect(await metric('recap_cached_tokens_total{model="gpt-test-priced"}')).toBe(counted);
+  });
+});
+
+describe('cached tokens and cost on the Anthropic route', () => {
+  let a: AnthropicHarness;
+  beforeAll(async () => {
+    a = await startAnthropicHarness({ model: { pricing: { input: 3, cached_input: 0.3, cache_write: 3.75, output: 15 } }, extra: { background: { enabled: false } } });
+  });
+  afterAll(() => a.close());
+
+  it.each([false, true])('stream %s: reads cache_read/cache_creation_input_tokens into the request log line and prices them', async (stream) => {
+    const conversation = `cost-anthropic-${stream}`;
+    // A system prompt long enough to cache, with a breakpoint: the second request reads what the first wrote.
+    const body = {
+      model: 'claude-test-1',
+      max_tokens: 64,
+      stream,
+      system: [{ type: 'text', text: 'A long, stable system prompt about the payments platform. '.repeat(150), cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: 'hi' }],
+    };
+    const headers = { 'content-type': 'application/json', 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'x-conversation-id': conversation };
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${a.recap.url}/v1/messages`, { method: 'POST', headers, body: JSON.stringify(body) });
+      expect(res.status).toBe(200);
+      await res.text();
+    }
+    const [second] = a.fake.messagesRequests().slice(-1);
+    const usage = JSON.parse(
+      a.fake
+        .sentBytes(second!)
+        .toString('utf8')
+        .match(/"usage":(\{[^}]*\})/)![1]!,
+    ) as Record<string, number>;
+    expect(usage.cache_read_input_tokens).toBeGreaterThan(0);
+    // The request's log line (its event carries the same fields).
+    let line: Record<string, number> | undefined;
+    await waitFor(
+      `${conversation}'s log line`,
+      async () => {
+        const lines = a.logs.lines.filter((l) => l.includes('"msg":"request"') && l.includes('/v1/messages')).map((l) => JSON.parse(l));
+        line = lines.length >= 2 * (stream ? 2 : 1) ? lines.at(-1) : undefined;
+        return line !== undefined;
+      },
+      5_000,
+    );
+    const event = { cached_tokens: line!.cachedTokens, cache_write_tokens: line!.cacheWriteTokens, cost: line!.cost };
+    expect(event.cached_tokens).toBe(usage.cache_read_input_tokens);
+    expect(event.cache_write_tokens).toBe(usage.cache_creation_input_tokens);
+    const input = (usage.cache_read_input_tokens! * 0.3 + usage.cache_creation_input_tokens! * 3.75 + usage.input_tokens! * 3) / 1e6;
+    expect(event.cost).toBeGreaterThan(input);
+    expect(event.cost).toBeLessThan(input + 0.01);
   });
 });
