@@ -15,7 +15,8 @@ import { createAnonymousNotice } from './observability/anonymous-notice.js';
 import { keepsRecords, tenantOfCaller } from './conversation/identify.js';
 import type { RequestTenant } from './events/recorder.js';
 import { passthroughRouteName } from './http/passthrough-route.js';
-import { newRequestLog, type RequestLog } from './observability/request-log.js';
+import { type RequestOutcome, recordOutcome } from './observability/outcome.js';
+import { newRequestLog } from './observability/request-log.js';
 import type { AppDeps } from './runtime/deps.js';
 import { traceRequest } from './tracing/spans.js';
 import { registerDashboard } from './ui/routes.js';
@@ -63,31 +64,23 @@ export function createApp(deps: AppDeps): RecapApp {
   const ownerOf = (caller: Caller | undefined): RequestTenant | undefined =>
     caller && keepsRecords(caller) ? { tenant: tenantOfCaller(caller, deps.secret), vouched: caller.kind !== 'credential' } : undefined;
 
-  const finish = (log: RequestLog, status: number, caller?: Caller) => {
-    log.status = status;
-    deps.metrics.requests.inc({ route: log.route, model: log.modelLabel ?? '', status: String(status) });
-    deps.metrics.requestDuration.observe({ route: log.route }, (performance.now() - log.startedAt) / 1000);
-    const client = caller?.kind === 'client' ? caller.client.name : undefined;
-    const durationMs = Math.round((performance.now() - log.startedAt) * 100) / 100;
-    // The target names the conversation in full (its id as the client sent it): it goes to the event only.
-    const { target: _target, viewMap: _viewMap, ...line } = log;
-    deps.logger.info({ ...line, client, durationMs }, 'request');
-    deps.events.record(log, durationMs, ownerOf(caller));
-    if (caller?.kind === 'anonymous' && !caller.shared) anonymous.observe(log);
+  // The request is over: its log line, metrics and event, from the outcome it returned (observability/outcome.ts).
+  const finish = (outcome: RequestOutcome, status: number, caller?: Caller) => {
+    const done = recordOutcome(deps, outcome, status, { client: caller?.kind === 'client' ? caller.client.name : undefined, owner: ownerOf(caller) });
+    if (caller?.kind === 'anonymous' && !caller.shared) anonymous.observe(done);
   };
 
   // Every /v1/* request is decided at the door first, once, by the route that serves it (a caller
   // refused there, clients configured and no valid key, gets recap's 401 before its body is read,
   // forwarded or counted); the caller is then a value passed down. /recap/v1/* has its own door,
   // where the admin token counts too.
-  const enter = (req: IncomingMessage, res: ServerResponse, log: RequestLog, shape?: (err: RecapError) => string): Caller | undefined => {
+  const enter = (req: IncomingMessage, res: ServerResponse, opened: RequestOutcome, shape?: (err: RecapError) => string): Caller | undefined => {
     try {
       return authenticate(req.headers, door, isAnthropicPath(req.url));
     } catch (err) {
       if (!(err instanceof RecapError)) throw err;
-      log.error = err.code;
       sendError(res, err, challenge(err), shape);
-      finish(log, res.statusCode);
+      finish({ ...opened, error: err.code }, res.statusCode);
       return undefined;
     }
   };
@@ -97,9 +90,7 @@ export function createApp(deps: AppDeps): RecapApp {
       admitViewer(c.env.incoming, viewerPolicy);
     } catch (err) {
       if (!(err instanceof RecapError)) throw err;
-      const log = newRequestLog(c.req.method, c.req.routePath);
-      log.error = err.code;
-      finish(log, err.status);
+      finish({ ...newRequestLog(c.req.method, c.req.routePath), error: err.code }, err.status);
       return jsonError(err);
     }
     await next();
@@ -119,15 +110,14 @@ export function createApp(deps: AppDeps): RecapApp {
   registerDashboard(app);
 
   async function serveCompacting(format: AnyWireFormat, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const log = newRequestLog('POST', format.path);
-    log.routeName = format.items.route;
+    const opened: RequestOutcome = { ...newRequestLog('POST', format.path), routeName: format.items.route };
     // Several layers rightly watch one response's 'close' (server adapter, shutdown tracking,
     // client-abort signal, stream pipeline); past ten Node would warn of a leak that is not one.
     res.setMaxListeners(32);
-    const caller = enter(req, res, log, format.errorBody);
+    const caller = enter(req, res, opened, format.errorBody);
     if (!caller) return;
-    await traceRequest(log, req, res, () => handlers.get(format)!(req, res, log, caller));
-    finish(log, res.statusCode, caller);
+    const outcome = await traceRequest(opened, req, res, () => handlers.get(format)!(req, res, opened, caller));
+    finish(outcome, res.statusCode, caller);
   }
 
   // Requests the server did not hand over directly: an absolute-form target, say.
@@ -148,12 +138,12 @@ export function createApp(deps: AppDeps): RecapApp {
   app.all('/v1/*', async function passthroughRoute(c) {
     const { incoming, outgoing } = c.env;
     outgoing.setMaxListeners(32);
-    const log = newRequestLog(incoming.method ?? 'GET', c.req.routePath);
+    const arrived = newRequestLog(incoming.method ?? 'GET', c.req.routePath);
     const anthropic = isAnthropicRequest(incoming);
     const errorShape = anthropic ? messagesErrorBody : undefined;
-    const caller = enter(incoming, outgoing, log, errorShape);
+    const caller = enter(incoming, outgoing, arrived, errorShape);
     if (!caller) return RESPONSE_ALREADY_SENT;
-    log.routeName = passthroughRouteName(incoming.url ?? '');
+    const opened: RequestOutcome = { ...arrived, routeName: passthroughRouteName(incoming.url ?? '') };
     let upstream = deps.upstreams.get(deps.defaultUpstream)!;
     let body: GatedBody | undefined;
     try {
@@ -161,17 +151,16 @@ export function createApp(deps: AppDeps): RecapApp {
       if (anthropic) ({ upstream, body } = await anthropicTarget(anthropicRouting, incoming, body));
     } catch (err) {
       if (!(err instanceof RecapError)) throw err;
-      log.error = err.code;
       sendError(outgoing, err, {}, errorShape);
-      finish(log, outgoing.statusCode, caller);
+      finish({ ...opened, error: err.code }, outgoing.statusCode, caller);
       return RESPONSE_ALREADY_SENT;
     }
-    const { answered } = await traceRequest(log, incoming, outgoing, () =>
-      passthrough(incoming, outgoing, upstream, { stripHeaders, clientStallMs: deps.config.server.client_stall_ms, body, errorBody: errorShape }),
-    );
-    // What the upstream answered (recap's own failure to reach it is no answer): it judges a caller's credential.
-    if (answered !== undefined) log.upstreamStatus = answered;
-    finish(log, outgoing.statusCode, caller);
+    const outcome = await traceRequest(opened, incoming, outgoing, async () => {
+      const { answered } = await passthrough(incoming, outgoing, upstream, { stripHeaders, clientStallMs: deps.config.server.client_stall_ms, body, errorBody: errorShape });
+      // What the upstream answered (recap's own failure to reach it is no answer): it judges a caller's credential.
+      return answered === undefined ? opened : { ...opened, upstreamStatus: answered };
+    });
+    finish(outcome, outgoing.statusCode, caller);
     return RESPONSE_ALREADY_SENT;
   });
 

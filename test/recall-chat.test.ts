@@ -38,6 +38,8 @@ describe('recall on the chat route', () => {
     expect(value('recap_recalls_total{', 'outcome="passages"')).toBeGreaterThanOrEqual(1);
     expect(value('recap_recall_hops_count{', '')).toBeGreaterThanOrEqual(1);
     await expect.poll(() => h.logs.text).toContain('recap_recall answered');
+    // The request's log line counts the recalls answered inside its reply.
+    await expect.poll(() => h.logs.text).toContain('"recalls":1');
     expect(h.logs.text).not.toContain(marker('q', 0));
 
     const [first, second] = h.fake.chatRequests();

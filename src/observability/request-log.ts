@@ -23,61 +23,64 @@ export interface CostDecisionLog {
   verdict: 'pays' | 'does_not_pay' | 'window';
 }
 
-/** What one request leaves behind in its log line and metrics; filled in along the path. */
+/**
+ * What one request leaves behind in its log line, metrics and event: a value the request path
+ * returns and puts together from its steps' parts (observability/outcome.ts), never written to.
+ */
 export interface RequestLog {
-  startedAt: number;
-  route: string;
-  method: string;
-  status?: number;
+  readonly startedAt: number;
+  readonly route: string;
+  readonly method: string;
+  readonly status?: number;
   /** As the client named it, cut by clientField. */
-  model?: string;
+  readonly model?: string;
   /** The model's config entry (`match`), a bounded metrics label. */
-  modelLabel?: string;
-  conversation?: string;
-  action?: string;
-  tokensIn?: number;
-  tokensOut?: number;
-  budget?: number;
+  readonly modelLabel?: string;
+  readonly conversation?: string;
+  readonly action?: string;
+  readonly tokensIn?: number;
+  readonly tokensOut?: number;
+  readonly budget?: number;
   /** Tool results shown as stubs in the forwarded (audit mode: projected) view. */
-  cleared?: number;
+  readonly cleared?: number;
   /** Summarizer calls made for this request, and their tokens (in and out). */
-  summarizerCalls?: number;
-  summarizerTokens?: number;
+  readonly summarizerCalls?: number;
+  readonly summarizerTokens?: number;
   /** What the summarizer calls of this request cost (models with `pricing`). */
-  summarizerCost?: number;
+  readonly summarizerCost?: number;
   /** The upstream's usage: prompt tokens it read from its cache, and wrote to it. */
-  cachedTokens?: number;
-  cacheWriteTokens?: number;
+  readonly cachedTokens?: number;
+  readonly cacheWriteTokens?: number;
   /** Models with `pricing`: what the request cost (summarizer included) and what it saved against sending everything (pricing/request-cost.ts). */
-  cost?: number;
-  costSaved?: number;
+  readonly cost?: number;
+  readonly costSaved?: number;
   /** Audit mode: what recap's view would have cost. */
-  projectedCost?: number;
+  readonly projectedCost?: number;
   /** The cost model's figures for a compaction considered on this request (compaction/cost.ts). */
-  costDecision?: CostDecisionLog;
+  readonly costDecision?: CostDecisionLog;
   /** recap_recall calls answered inside this request's reply. */
-  recalls?: number;
+  readonly recalls?: number;
   /** x-recap-audit, on a model in audit mode. */
-  audit?: string;
+  readonly audit?: string;
   /** What a (projected) compaction made: a new summary, or cleared tool results only. */
-  compaction?: 'summary' | 'clearing';
+  readonly compaction?: 'summary' | 'clearing';
   /** Audit mode: the prompt recap would have forwarded (x-recap-tokens-out). */
-  projectedTokensOut?: number;
+  readonly projectedTokensOut?: number;
   /** The request went upstream before it was counted (forward-first.ts), and why it could. */
-  forwardedFirst?: 'below both lines' | 'below the trigger';
-  upstreamStatus?: number;
-  upstreamHeadersMs?: number;
-  summarizerMs?: number;
-  outcome?: string;
-  error?: string;
+  readonly forwardedFirst?: 'below both lines' | 'below the trigger';
+  readonly upstreamStatus?: number;
+  readonly upstreamHeadersMs?: number;
+  readonly summarizerMs?: number;
+  readonly outcome?: string;
+  readonly error?: string;
   /** Set once the request is known to belong to a conversation whose records are kept; never logged. */
-  target?: EventTarget;
+  readonly target?: EventTarget;
   /** A pass-through route's bounded name (`embeddings`, `models`, … or `other`), for the overview's counts. */
-  routeName?: string;
+  readonly routeName?: string;
   /** ms from the request's arrival until recap sent it upstream: recap's own part of its time. */
-  forwardedMs?: number;
+  readonly forwardedMs?: number;
   /** The event's view map, worked out only when the event is written (events/view-map.ts); never logged. */
-  viewMap?: () => { view: ViewRow[]; summary_tokens: number };
+  readonly viewMap?: () => { view: ViewRow[]; summary_tokens: number };
 }
 
 export function newRequestLog(method: string, route: string): RequestLog {

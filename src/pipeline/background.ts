@@ -107,10 +107,10 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
       run: async () => {
         const result = await run(jobCtx, a, budget);
         metrics.backgroundJobs.inc({ outcome: result });
-        logger.info({ conversation: jobCtx.log.conversation, outcome: result }, 'background compaction');
+        logger.info({ conversation: jobCtx.conversation, outcome: result }, 'background compaction');
       },
     });
-    if (outcome === 'queued' || outcome === 'replaced') logger.debug({ conversation: jobCtx.log.conversation, outcome }, 'background compaction queued');
+    if (outcome === 'queued' || outcome === 'replaced') logger.debug({ conversation: jobCtx.conversation, outcome }, 'background compaction queued');
   }
 
   return {
@@ -171,7 +171,7 @@ function backgroundContext(ctx: StepContext, signal: AbortSignal): StepContext {
     counter: ctx.counter,
     keepsRecords: ctx.keepsRecords,
     audit: ctx.audit,
-    log: { startedAt: 0, method: 'POST', route: ctx.log.route, conversation: ctx.log.conversation },
+    conversation: ctx.conversation,
     signal,
     pause: createSlicer(SLICE_MS),
     authorization: upstream?.api_key ? undefined : ctx.authorization,

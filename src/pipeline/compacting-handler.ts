@@ -9,7 +9,8 @@ import { namedConversation } from '../conversation/identify.js';
 import { errors, RecapError, sendError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import { clientField, type RequestLog } from '../observability/request-log.js';
+import { type OutcomePart, type RequestOutcome, recapHeaders } from '../observability/outcome.js';
+import { clientField } from '../observability/request-log.js';
 import { forwardFirstOf } from './forward-first.js';
 import { prepareRequest } from './prepare.js';
 import type { PathDeps, RoutePlan } from './route-plan.js';
@@ -53,11 +54,17 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
   // recap's own conversation header never goes upstream; the clients' own session headers after it do.
   const stripHeaders = config.server.conversation_header.slice(0, 1);
 
-  function forward(upstream: Upstream, req: IncomingMessage, body: Buffer, signal: AbortSignal, log: RequestLog): Promise<Dispatcher.ResponseData> {
-    if (config.server.log_bodies) deps.logger.debug({ conversation: log.conversation, body: body.toString('utf8') }, 'forwarded body');
+  /** Sends `body` upstream; `answered` takes the answer's part of the outcome (status, time to headers). */
+  function forward(
+    upstream: Upstream,
+    req: IncomingMessage,
+    body: Buffer,
+    signal: AbortSignal,
+    answered: (part: OutcomePart) => void,
+    conversation?: string,
+  ): Promise<Dispatcher.ResponseData> {
+    if (config.server.log_bodies) deps.logger.debug({ conversation, body: body.toString('utf8') }, 'forwarded body');
     const forwardedAt = performance.now();
-    // The first hop: what came before it was recap's own work (a recall's later hops are the upstream's).
-    log.forwardedMs ??= Math.round((forwardedAt - log.startedAt) * 100) / 100;
     return upstream
       .request({
         method: 'POST',
@@ -70,14 +77,15 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
         signal,
       })
       .then((response) => {
-        log.upstreamStatus = response.statusCode;
-        log.upstreamHeadersMs = Math.round((performance.now() - forwardedAt) * 100) / 100;
-        deps.metrics.upstreamDuration.observe({ upstream: upstream.name }, log.upstreamHeadersMs / 1000);
+        const upstreamHeadersMs = Math.round((performance.now() - forwardedAt) * 100) / 100;
+        deps.metrics.upstreamDuration.observe({ upstream: upstream.name }, upstreamHeadersMs / 1000);
+        answered({ upstreamStatus: response.statusCode, upstreamHeadersMs });
         return response;
       });
   }
 
-  return async function compactingRoute(req: IncomingMessage, res: ServerResponse, log: RequestLog, caller: Caller): Promise<void> {
+  /** Serves one request and returns its outcome (observability/outcome.ts), put together here from what each step returns. */
+  return async function compactingRoute(req: IncomingMessage, res: ServerResponse, opened: RequestOutcome, caller: Caller): Promise<RequestOutcome> {
     // Also aborted when recap itself fails after forwarding first.
     const aborts = requestAbort(res);
     const { signal } = aborts;
@@ -86,16 +94,29 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
     // Observed however the reply ends: the hops were sent upstream even when the client is gone.
     let finishRecall: (() => void) | undefined;
     let early: Promise<Dispatcher.ResponseData> | undefined;
+    let outcome: RequestOutcome = opened;
+    // The last upstream answer's part (a reply with recalls is several requests): the same value whichever came last.
+    let answer: OutcomePart = {};
+    const answered = (part: OutcomePart) => {
+      answer = part;
+    };
+    let forwardedMs: number | undefined;
+    const send = (upstream: Upstream, body: Buffer, shortId?: string) => {
+      // The first hop: what came before it was recap's own work (a recall's later hops are the upstream's).
+      forwardedMs ??= Math.round((performance.now() - opened.startedAt) * 100) / 100;
+      return forward(upstream, req, body, signal, answered, shortId);
+    };
+    const returned = (): RequestOutcome => ({ ...outcome, ...answer, ...(forwardedMs !== undefined ? { forwardedMs } : {}) });
     try {
       const arriving = matchOnArrival(deps.seen, format.itemsKey);
       const raw = await readBody(req, config.server.body_limit_bytes, arriving.advance);
       const parsed = await format.read(raw, createSlicer(SLICE_MS), { seen: deps.seen, arrived: arriving });
       const { body } = parsed;
-      log.model = clientField(body.model);
+      outcome = { ...outcome, model: clientField(body.model) };
       if (!mayUse(caller, body.model)) throw errors.modelNotAllowed(body.model);
       refuseOtherModels(caller, body, format.itemsKey);
       const { model, upstream: upstreamName } = deps.routeModel(body.model);
-      log.modelLabel = model?.match ?? 'unconfigured';
+      outcome = { ...outcome, modelLabel: model?.match ?? 'unconfigured' };
       const upstream = deps.upstreams.get(upstreamName);
       if (!upstream) throw errors.internal();
       // A key meant for one provider never goes to another's host.
@@ -105,8 +126,8 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
       const conversation = namedConversation(req.headers, config.server.conversation_header);
       const forwardedFirst = forwardFirstOf(format, parsed, model, deps.tokens.counterFor, conversation) ?? undefined;
       if (forwardedFirst) {
-        log.forwardedFirst = forwardedFirst;
-        early = forward(upstream, req, raw, signal, log);
+        outcome = { ...outcome, forwardedFirst };
+        early = send(upstream, raw);
         // Settled below; a rejection while prepare() runs must not go unhandled.
         early.catch(() => undefined);
         // undici writes a request on a reused keep-alive connection from the event loop's check
@@ -114,13 +135,15 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
         // after that write, so that its counting does not hold the body back from the upstream.
         await nextMacrotask();
       }
-      plan = await prepareRequest(deps.pipeline, format, { caller, conversation, parsed, model, signal, log, forwardedFirst, bytes: raw.length });
+      plan = await prepareRequest(deps.pipeline, format, { caller, conversation, parsed, model, signal, forwardedFirst, bytes: raw.length });
+      outcome = { ...outcome, ...plan.outcome };
       const { view } = plan;
+      const shortId = outcome.conversation;
       // A view that leaves something out goes with recap_recall, which recap answers inside the reply (rule 13).
-      const recall = view && plan.recall && format.recall ? { wire: format.recall, turn: recallTurn(plan.recall, format.recall, view, deps, log) } : undefined;
+      const recall = view && plan.recall && format.recall ? { wire: format.recall, turn: recallTurn(plan.recall, format.recall, view, deps, shortId) } : undefined;
       finishRecall = recall ? () => recall.turn.finish() : undefined;
       const forwarded = view ? (recall ? recall.wire.body(parsed, view) : format.withView(parsed, view)) : raw;
-      const first = await (early ?? forward(upstream, req, forwarded, signal, log));
+      const first = await (early ?? send(upstream, forwarded, shortId));
 
       const observer = plan.observe(first.statusCode, first.headers);
       const response = recall
@@ -131,17 +154,17 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
             upstream: upstream.name,
             observeFirst: observer?.onChunk,
             holdLimit: config.server.body_limit_bytes,
-            send: (next) => forward(upstream, req, next, signal, log),
+            send: (next) => send(upstream, next, shortId),
           })
         : first;
+      if (recall && recall.turn.answered > 0) outcome = { ...outcome, recalls: recall.turn.answered };
       // A reply with recalls in it was observed hop by hop: calibration reads its first hop only.
       const watch = recall ? undefined : observer;
       const ending = response.statusCode < 300 && isEventStream(response.headers) ? judgeStreamEnd(format.streamEnd) : undefined;
-      // A stream's headers leave before its recalls are known; a whole reply's say how many were answered.
-      const recallHeaders: Record<string, string> = recall && !ending ? { 'x-recap-recalls': String(recall.turn.answered) } : {};
       const sent = await sendUpstreamResponse(res, response, {
         upstream: upstream.name,
-        extraHeaders: { ...plan.headers, ...recallHeaders },
+        // A stream's headers leave before its recalls are known; a whole reply's say how many were answered.
+        extraHeaders: recapHeaders(outcome, recall && !ending ? recall.turn.answered : undefined),
         observe: ending
           ? (chunk) => {
               watch?.onChunk(chunk);
@@ -151,26 +174,23 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
         clientStallMs: config.server.client_stall_ms,
       });
       // A stream that ended in an error event (or without its API's end) is a turn the client did not get.
-      const outcome = sent === 'complete' && ending && !ending.succeeded() ? 'upstream_stream_failed' : sent;
-      log.outcome = outcome;
-      if (outcome === 'upstream_timeout') log.error = outcome;
-      if (outcome === 'complete') {
+      const ended = sent === 'complete' && ending && !ending.succeeded() ? 'upstream_stream_failed' : sent;
+      outcome = { ...outcome, outcome: ended, ...(ended === 'upstream_timeout' ? { error: ended } : {}) };
+      if (ended === 'complete') {
         succeeded = true;
-        await plan.afterSuccess(response.statusCode, observer);
+        outcome = { ...outcome, ...(await plan.afterSuccess(response.statusCode, observer)) };
       }
     } catch (err) {
       aborts.abort();
-      if (aborts.clientGone()) {
-        log.outcome = 'client_closed';
-        return;
-      }
+      if (aborts.clientGone()) return { ...returned(), outcome: 'client_closed' };
       const recapErr = err instanceof RecapError ? err : errors.internal();
-      if (!(err instanceof RecapError)) deps.logger.error({ err, route: log.route }, 'request failed');
-      log.error = recapErr.code;
+      if (!(err instanceof RecapError)) deps.logger.error({ err, route: outcome.route }, 'request failed');
+      outcome = { ...outcome, error: recapErr.code };
       sendError(res, recapErr, {}, format.errorBody);
     } finally {
       finishRecall?.();
       if (plan && !succeeded) await plan.abandon();
     }
+    return returned();
   };
 }

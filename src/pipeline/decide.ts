@@ -84,7 +84,7 @@ function cleared<T>(ctx: StepContext, a: Analysis<T>, cut: Cut, from: Base, noSt
 
 async function degrade<T>(ctx: StepContext, a: Analysis<T>, base: Base, budget: number, reason: string): Promise<Decision<T>> {
   const cut = await runSliced(planDegradeSteps(a.layout, baseView(a, base), budget, planRules(ctx.model.compaction)), ctx.pause);
-  ctx.deps.logger.warn({ conversation: ctx.log.conversation, reason }, 'compaction degraded: dropping oldest items for this request');
+  ctx.deps.logger.warn({ conversation: ctx.conversation, reason }, 'compaction degraded: dropping oldest items for this request');
   const view = { covered: cut.covered, kept: cut.kept, cleared: new Set(cut.cleared) };
   const confirm = base.checkpoint?.pendingUntil === undefined ? [] : [base.checkpoint];
   return { action: 'degraded', base, view: buildView(a, base.summary, view), viewTokens: cut.tokens, stubs: cut.cleared.length, shape: view, confirm, reason };
@@ -143,7 +143,7 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
     if (cost) {
       // With prices a cut is made only when it pays for itself, or when the view would not fit.
       const figures = weighCut(cost, a, from, choice.tokens, plan, plan.kind === 'summarize', compaction.summary_max_tokens);
-      ctx.log.costDecision = figures;
+      if (ctx.weighed) ctx.weighed.costDecision = figures;
       if (figures.verdict === 'does_not_pay') return withFurthest(unchanged(a, choice), all);
     }
     if (plan.kind === 'clear') return cleared(ctx, a, plan, from, noStore);

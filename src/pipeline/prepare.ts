@@ -2,7 +2,7 @@ import type { Caller } from '../auth/caller.js';
 import { summaryCodec } from '../compaction/summary-message.js';
 import type { ModelConfig } from '../config/config.js';
 import { type Identity, identifyBy, type NamedConversation } from '../conversation/identify.js';
-import type { RequestLog } from '../observability/request-log.js';
+import type { EventTarget } from '../observability/request-log.js';
 import { leavesOut, type RecallSession, recallSession } from '../recall/session.js';
 import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
 import type { ConversationKey, ConversationRecord } from '../store/store.js';
@@ -15,7 +15,7 @@ import { type Decision, decide } from './decide.js';
 import type { ForwardFirst } from './forward-first.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { createRoutePlan, type PathDeps, type PlanTokens, type RoutePlan } from './route-plan.js';
-import { type StepContext, summarizerRecorder } from './step-context.js';
+import { type StepContext, type SummarizerTally, summarizerRecorder } from './step-context.js';
 
 // The compaction part of a route's request path once its adapter has counted the request (DESIGN
 // "One request": … → load record → choose the view → plan: fits / reuse / compact / degrade), the
@@ -29,7 +29,6 @@ export interface PrepareInput {
   conversation?: NamedConversation | undefined;
   model: ModelConfig | undefined;
   signal: AbortSignal;
-  log: RequestLog;
   /** The request went upstream before prepare(), as it provably goes as sent (forward-first.ts). */
   forwardedFirst?: ForwardFirst | undefined;
   /** Size of the client's body: what a background job planned from this request holds. */
@@ -38,7 +37,7 @@ export interface PrepareInput {
 
 /** A request recap forwards as it came: counted, with its budget when the model has one. */
 export function planUntouched<T>(deps: PathDeps, input: PrepareInput, tokens: PlanTokens<T>, budget: Budget | undefined, identity?: Identity): RoutePlan<T> {
-  return createRoutePlan({ deps, log: input.log, tokens, model: input.model, budget, identity });
+  return createRoutePlan({ deps, tokens, model: input.model, budget, identity });
 }
 
 /** A conversation's record as the request path reads it (records.ts). */
@@ -74,12 +73,18 @@ export interface CompactionRequest<T> {
 }
 
 export async function planCompaction<T>(deps: PathDeps, input: PrepareInput & { model: ModelConfig }, request: CompactionRequest<T>): Promise<RoutePlan<T>> {
-  const { model, log } = input;
+  const plan = await planConversation(deps, input, request);
+  const { identity } = request;
+  if (!identity.keepsRecords) return plan;
+  // The conversation whose records are kept: its event goes to its listing (events/recorder.ts).
+  const vouched = input.caller.kind !== 'credential';
+  const target: EventTarget = { key: { tenant: identity.tenant, conversation: identity.conversation }, id: identity.id ?? null, route: request.wire.route, vouched };
+  return { ...plan, outcome: { ...plan.outcome, target } };
+}
+
+async function planConversation<T>(deps: PathDeps, input: PrepareInput & { model: ModelConfig }, request: CompactionRequest<T>): Promise<RoutePlan<T>> {
+  const { model } = input;
   const { identity, counted, budget } = request;
-  if (identity.keepsRecords) {
-    const vouched = input.caller.kind !== 'credential';
-    log.target = { key: { tenant: identity.tenant, conversation: identity.conversation }, id: identity.id ?? null, route: request.wire.route, vouched };
-  }
   // Forwarded first, it is below both lines by proof: nothing to choose, store or prepare.
   if (input.forwardedFirst === 'below both lines') return planUntouched(deps, input, counted, budget, identity);
   // Forwarded first below the trigger, its view is the client's own: the headers need nothing more,
@@ -90,19 +95,20 @@ export async function planCompaction<T>(deps: PathDeps, input: PrepareInput & { 
     return {
       ...plan,
       async afterSuccess(status, observer) {
-        await plan.afterSuccess(status, observer);
-        if (status < 200 || status >= 300) return;
+        const priced = await plan.afterSuccess(status, observer);
+        if (status < 200 || status >= 300) return priced;
         // What it adds to its conversation's last look may leave its view provably below the line.
         const items = { items: request.items as readonly object[], perItem: counted.perItem, fixedTokens: counted.fixedTokens };
-        if (deps.background.fitsRoom(recordKey(deps, model, identity), items, budget.budget)) return;
+        if (deps.background.fitsRoom(recordKey(deps, model, identity), items, budget.budget)) return priced;
         const { ctx, a, decision } = await analyzeAndDecide(deps, input, request);
         deps.background.consider(ctx, a, decision, budget.budget, input.bytes, items);
+        return priced;
       },
     };
   }
   const { ctx, a, decision } = await analyzeAndDecide(deps, input, request);
   const recall = request.recall && recallFor(a, decision, model, counted, budget, request.recall);
-  return createRoutePlan({ deps, log, tokens: counted, model, budget, identity, compaction: { ctx, a, decision, budget: budget.budget, bytes: input.bytes }, recall });
+  return createRoutePlan({ deps, tokens: counted, model, budget, identity, compaction: { ctx, a, decision, budget: budget.budget, bytes: input.bytes }, recall });
 }
 
 /** The request taken apart (analyze.ts) and its view decided (decide.ts). */
@@ -151,6 +157,7 @@ function recallFor<T>(a: Analysis<T>, decision: Decision<T>, model: ModelConfig,
 
 function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig, counter: TokenCounter, identity: Identity): StepContext {
   const audit = model.compaction.mode === 'audit';
+  const summarized: SummarizerTally = { calls: 0, tokens: 0, ms: 0 };
   return {
     deps,
     model,
@@ -160,12 +167,14 @@ function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig
     counter,
     // A caller that keeps no records (anonymous) reads and writes none: the engine checks this one flag.
     keepsRecords: identity.keepsRecords,
-    log: input.log,
+    conversation: identity.conversation.slice(0, 16),
+    summarized,
+    weighed: {},
     signal: input.signal,
     pause: createSlicer(SLICE_MS),
     // A summarizer on the caller's upstream without a key of its own is called with the caller's credential.
     authorization: input.caller.kind === 'credential' ? input.caller.credential : undefined,
-    recordSummarizer: summarizerRecorder(deps, model, identity.tenant, input.log),
+    recordSummarizer: summarizerRecorder(deps, model, identity.tenant, summarized),
   };
 }
 
@@ -176,11 +185,10 @@ function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig
  * the engine plans over its neutral items.
  */
 export async function prepareRequest<T, P extends ParsedRequest>(deps: PathDeps, format: WireFormat<T, P>, input: PrepareInput & { parsed: P }): Promise<RoutePlan<T>> {
-  const { parsed, model, log } = input;
+  const { parsed, model } = input;
   const items = model && model.compaction.strategy !== 'off' ? format.compactable(parsed) : null;
   if (!model || !items) {
     const counted = await format.count(deps.tokens, parsed, model);
-    log.tokensIn = counted.tokensIn;
     return planUntouched(deps, input, counted, model ? deps.tokens.budgetFor(model, parsed.body, counted.toolsTokens) : undefined);
   }
   const identity = identifyBy(input.caller, input.conversation, () => format.opening(parsed, items), { secret: deps.secret, route: format.items.route });
@@ -188,8 +196,6 @@ export async function prepareRequest<T, P extends ParsedRequest>(deps: PathDeps,
   // Calibration is the tenant's own (tokens/calibration.ts): no other tenant's traffic moves its counts.
   const counters = deps.tokens.forTenant(identity.tenant);
   const counted = await format.count(counters, parsed, model);
-  log.tokensIn = counted.tokensIn;
-  log.conversation = identity.conversation.slice(0, 16);
   const recall = format.recall ? format.recallOffer(model, parsed, counted, counters.scaleFor(model)) : undefined;
   // The injected tool is planned for as one of the request's tools (rule 3).
   const budget = deps.tokens.budgetFor(model, parsed.body, counted.toolsTokens + (recall?.toolTokens ?? 0));

@@ -13,7 +13,6 @@ import { createEventRecorder } from '../events/recorder.js';
 import type { ChatMessage } from '../messages/types.js';
 import { createLogger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
-import { newRequestLog } from '../observability/request-log.js';
 import { MemoryStore } from '../store/memory-store.js';
 import type { ConversationRecord } from '../store/store.js';
 import { createSummarizer } from '../summarizer/client.js';
@@ -231,10 +230,9 @@ export async function startRequestPath(): Promise<RequestPath> {
         },
         async send(messages, forwardedFirst) {
           scripted = s.reply;
-          const log = newRequestLog('POST', '/v1/chat/completions');
           const reasons = warnings.reasons.length;
           const callsBefore = sessionCalls.length;
-          const input = { caller, model, signal: new AbortController().signal, log, bytes: 0, forwardedFirst };
+          const input = { caller, model, signal: new AbortController().signal, bytes: 0, forwardedFirst };
           // The route's budget rule, here without tools: the model's window was set to make it s.budget.
           const budget = resolveBudget(model, {}, 0);
           const plan = await planCompaction(deps, input, { items: messages, wire: chatWire, identity, counted: counted(messages), budget });

@@ -3,17 +3,16 @@ import { newestTurnTokens } from '../compaction/cost.js';
 import type { ModelConfig } from '../config/config.js';
 import type { Identity } from '../conversation/identify.js';
 import { viewMap } from '../events/view-map.js';
-import type { RequestLog } from '../observability/request-log.js';
+import { type OutcomePart, recapHeaders } from '../observability/outcome.js';
 import type { RecallSession } from '../recall/session.js';
 import type { Budget } from '../tokens/budget.js';
-import type { UsageReport } from '../tokens/usage.js';
 import type { Analysis } from './analyze.js';
 import { auditActionOf } from './audit.js';
 import type { BackgroundCompactor } from './background.js';
 import type { Decision } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { priceRequest } from './price-request.js';
-import type { StepContext } from './step-context.js';
+import { type StepContext, summarizerPart } from './step-context.js';
 import { calibrates } from './token-service.js';
 import { observeUsage, type ResponseObserver } from './usage-observer.js';
 
@@ -28,11 +27,14 @@ export interface RoutePlan<T> {
   view: T[] | null;
   /** Set when the view goes with recap_recall injected: what answering its calls needs (rule 13). */
   recall?: RecallSession<T> | undefined;
+  /** The plan's part of the request's outcome: what it decided, counted and (inline) summarized. */
+  outcome: OutcomePart;
+  /** The x-recap-* headers, from `outcome`. */
   headers: Record<string, string>;
   /** The upstream answered with these headers: what watches its body go by (usage, for calibration). */
   observe(status: number, headers: IncomingHttpHeaders): ResponseObserver | undefined;
-  /** Runs once the upstream's whole reply reached the client. */
-  afterSuccess(status: number, observer: ResponseObserver | undefined): Promise<void>;
+  /** Runs once the upstream's whole reply reached the client; returns the outcome's part the reply's usage makes (cached tokens, cost). */
+  afterSuccess(status: number, observer: ResponseObserver | undefined): Promise<OutcomePart>;
   /** Runs when the request ended any other way: writes nothing, takes back what it made. */
   abandon(): Promise<void>;
 }
@@ -52,7 +54,6 @@ export interface PlanTokens<T> {
 
 export interface PlanInput<T> {
   deps: PathDeps;
-  log: RequestLog;
   tokens: PlanTokens<T>;
   model: ModelConfig | undefined;
   /** The budget, when the model has a config: `prompt` (tool definitions included) is x-recap-budget. */
@@ -82,7 +83,7 @@ function viewMapOf<T>(a: Analysis<T>, decision: Decision<T>) {
   return { view, summary_tokens: base.summary === null ? 0 : a.summaryTokens(base.summary) };
 }
 
-export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity, compaction, recall }: PlanInput<T>): RoutePlan<T> {
+export function createRoutePlan<T>({ deps, tokens, model, budget, identity, compaction, recall }: PlanInput<T>): RoutePlan<T> {
   const decision = compaction?.decision;
   // Audit mode (audit.ts): the decision is what enforcing would have done, the client's bytes go.
   const audit = model?.compaction.mode === 'audit';
@@ -92,37 +93,31 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
   const planned = decision?.view ? decision.viewTokens + tokens.toolsTokens + (recall?.toolTokens ?? 0) : tokens.tokensIn;
   const tokensOut = view ? planned : tokens.tokensIn;
   const label = model?.match ?? 'unconfigured';
-  deps.metrics.actions.inc({ model: label, action });
-  deps.metrics.tokensIn.inc({ model: label }, tokens.tokensIn);
-  deps.metrics.tokensOut.inc({ model: label }, tokensOut);
-  deps.metrics.tokensSaved.inc({ model: label }, Math.max(0, tokens.tokensIn - tokensOut));
-  log.action = action;
-  log.tokensOut = tokensOut;
-  log.budget = budget?.prompt;
-  log.cleared = decision ? (decision.stubs ?? decision.base.cleared.size) : 0;
-  if (decision?.action === 'compacted') log.compaction = decision.clearingOnly ? 'clearing' : 'summary';
-  // The view recap chose (audit mode: would have chosen), message by message, for the event.
-  if (compaction && decision?.view) log.viewMap = () => viewMapOf(compaction.a, decision);
-  const headers: Record<string, string> = {
-    'x-recap-action': action,
-    'x-recap-tokens-in': String(tokens.tokensIn),
-    'x-recap-tokens-out': String(planned),
+  const tally = compaction?.ctx.summarized;
+  // The plan's part of the request's outcome (observability/outcome.ts): its headers, log line, metrics and event come from it.
+  const outcome: OutcomePart = {
+    ...(identity ? { conversation: identity.conversation.slice(0, 16) } : {}),
+    action,
+    tokensIn: tokens.tokensIn,
+    tokensOut,
+    budget: budget?.prompt,
+    cleared: decision ? (decision.stubs ?? decision.base.cleared.size) : 0,
+    ...(decision?.action === 'compacted' ? { compaction: decision.clearingOnly ? 'clearing' : 'summary' } : {}),
+    ...(audit ? { audit: auditActionOf(decision), projectedTokensOut: planned } : {}),
+    ...(tally && tally.calls > 0 ? summarizerPart(tally) : {}),
+    ...(compaction?.ctx.weighed?.costDecision ? { costDecision: compaction.ctx.weighed.costDecision } : {}),
+    // The view recap chose (audit mode: would have chosen), message by message, for the event.
+    ...(compaction && decision?.view ? { viewMap: () => viewMapOf(compaction.a, decision) } : {}),
   };
-  if (audit) {
-    const audited = auditActionOf(decision);
-    log.audit = audited;
-    log.projectedTokensOut = planned;
-    headers['x-recap-audit'] = audited;
-    deps.metrics.auditActions.inc({ model: label, audit: audited });
-    deps.metrics.projectedTokensSaved.inc({ model: label }, Math.max(0, tokens.tokensIn - planned));
-  }
   // Both sides count the tool definitions: what went (or would go) upstream against what the window leaves the prompt.
   if (compaction && budget && planned > budget.prompt) {
     // Only the newest step (with the pinned block and the task) is left, and it does not fit.
     deps.metrics.overBudget.inc({ model: label });
-    deps.logger.warn({ conversation: log.conversation, tokensOut: planned, budget: budget.prompt }, 'request over budget: the newest step alone does not fit; forwarded as it is');
+    deps.logger.warn(
+      { conversation: outcome.conversation, tokensOut: planned, budget: budget.prompt },
+      'request over budget: the newest step alone does not fit; forwarded as it is',
+    );
   }
-  if (budget !== undefined) headers['x-recap-budget'] = String(budget.prompt);
   let settled = false;
   const release = async () => {
     await decision?.claim?.release();
@@ -137,7 +132,8 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
   return {
     view,
     recall,
-    headers,
+    outcome,
+    headers: recapHeaders(outcome),
     observe(status, responseHeaders) {
       // Only models that calibrate or have prices need the reported usage; the others skip reading the reply.
       return model && (calibrates(model) || model.pricing) ? observeUsage(status, responseHeaders) : undefined;
@@ -158,17 +154,19 @@ export function createRoutePlan<T>({ deps, log, tokens, model, budget, identity,
       const usage = observer?.usage();
       const sentRaw = tokens.rawOut(view) + (recall?.rawToolTokens ?? 0);
       if (model && usage !== undefined && calibrates(model)) deps.tokens.observe(model, sentRaw, usage.promptTokens, identity?.tenant ?? null);
-      if (model && usage !== undefined) {
-        const layout = compaction?.a.layout;
-        priceRequest(deps.metrics, log, model, usage, {
-          clientTokens: tokens.tokensIn,
-          sentTokens: tokensOut,
-          newTokens: layout ? newestTurnTokens(layout) : tokens.tokensIn,
-          asSent: view === null,
-          ...(audit && layout ? { projected: { tokens: planned, stable: decision?.action === 'compacted' ? layout.fixedTokens : planned - newestTurnTokens(layout) } } : {}),
-        });
-      }
+      const layout = compaction?.a.layout;
+      const priced =
+        model && usage !== undefined
+          ? priceRequest(deps.metrics, model, usage, tally?.cost, {
+              clientTokens: tokens.tokensIn,
+              sentTokens: tokensOut,
+              newTokens: layout ? newestTurnTokens(layout) : tokens.tokensIn,
+              asSent: view === null,
+              ...(audit && layout ? { projected: { tokens: planned, stable: decision?.action === 'compacted' ? layout.fixedTokens : planned - newestTurnTokens(layout) } } : {}),
+            })
+          : {};
       if (ok && compaction) deps.background.consider(compaction.ctx, compaction.a, compaction.decision, compaction.budget, compaction.bytes);
+      return priced;
     },
     abandon: takeBack,
   };

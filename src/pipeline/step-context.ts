@@ -1,6 +1,7 @@
 import type { ModelConfig } from '../config/config.js';
 import type { Identity } from '../conversation/identify.js';
-import type { RequestLog } from '../observability/request-log.js';
+import type { OutcomePart } from '../observability/outcome.js';
+import type { CostDecisionLog } from '../observability/request-log.js';
 import { summarizerPrices } from '../pricing/model-prices.js';
 import { costOf } from '../pricing/prices.js';
 import type { Pause } from '../slicing/slicer.js';
@@ -28,7 +29,12 @@ export interface StepContext {
   keepsRecords: boolean;
   /** Audit mode: `key` is the audit checkpoints' key, and a summary is projected, never made (audit.ts). */
   audit: boolean;
-  log: RequestLog;
+  /** The conversation's short hash, for log lines. */
+  conversation: string | undefined;
+  /** What this request's own (inline) summarizer calls made and cost: part of its outcome (route-plan.ts). */
+  summarized?: SummarizerTally | undefined;
+  /** The cost model's figures for a cut weighed on this request (decide.ts): part of its outcome too. */
+  weighed?: { costDecision?: CostDecisionLog } | undefined;
   signal: AbortSignal;
   /** Where the engine's work on a big request yields to the event loop. */
   pause: Pause;
@@ -37,8 +43,25 @@ export interface StepContext {
   recordSummarizer(mode: 'inline' | 'background', result: SummarizerOutcome, ms: number): void;
 }
 
-/** Counts a summarizer call in the metrics (the tenant's allowance settles its own reservation: span-checkpoint.ts). */
-export function summarizerRecorder(deps: PipelineDeps, model: ModelConfig, tenant: string, log?: RequestLog): StepContext['recordSummarizer'] {
+/** The summarizer calls one request made inline, added up as they are made. */
+export interface SummarizerTally {
+  calls: number;
+  tokens: number;
+  /** The last call's duration. */
+  ms: number;
+  cost?: number;
+}
+
+/** The outcome's part of a request's own summarizer calls. */
+export function summarizerPart(t: SummarizerTally): OutcomePart {
+  return { summarizerCalls: t.calls, summarizerTokens: t.tokens, summarizerMs: t.ms, ...(t.cost !== undefined ? { summarizerCost: t.cost } : {}) };
+}
+
+/**
+ * Counts a summarizer call in the metrics (the tenant's allowance settles its own reservation:
+ * span-checkpoint.ts), and an inline one in the request's `tally`.
+ */
+export function summarizerRecorder(deps: PipelineDeps, model: ModelConfig, tenant: string, tally?: SummarizerTally): StepContext['recordSummarizer'] {
   const summarizerModel = model.compaction.summarizer?.model ?? 'none';
   const prices = summarizerPrices(deps.config.models, model);
   return (mode, result, ms) => {
@@ -52,11 +75,11 @@ export function summarizerRecorder(deps: PipelineDeps, model: ModelConfig, tenan
       deps.metrics.cost.inc({ model: model.match }, cost);
       deps.metrics.costSaved.dec({ model: model.match }, cost);
     }
-    if (mode === 'inline' && log) {
-      log.summarizerMs = Math.round(ms);
-      log.summarizerCalls = (log.summarizerCalls ?? 0) + result.calls;
-      log.summarizerTokens = (log.summarizerTokens ?? 0) + result.summarizerTokens;
-      if (cost !== undefined) log.summarizerCost = (log.summarizerCost ?? 0) + cost;
+    if (mode === 'inline' && tally) {
+      tally.ms = Math.round(ms);
+      tally.calls += result.calls;
+      tally.tokens += result.summarizerTokens;
+      if (cost !== undefined) tally.cost = (tally.cost ?? 0) + cost;
     } else {
       // Spent for no request in particular: the overview counts it all the same.
       deps.events.spend(tenant, model.match, result.calls, result.summarizerTokens);

@@ -5,7 +5,6 @@ import { chatReplyCalls } from '../wire/chat/recall-calls.js';
 import type { ChatMessage } from '../messages/types.js';
 import { createLogger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
-import { newRequestLog } from '../observability/request-log.js';
 import { MAX_CALLS_ANSWERED, recallTurn } from './hops.js';
 import type { RecallSession } from './session.js';
 
@@ -44,19 +43,17 @@ class Lines extends Writable {
 describe('recallTurn', () => {
   it('keeps the continuation within the room the budget leaves, shared among the calls of one reply', () => {
     const s = session(600);
-    const log = newRequestLog('POST', '/v1/chat/completions');
-    const turn = recallTurn(s, chatRecall, [{ role: 'user', content: 'hi' }], { metrics: createMetrics(), logger: createLogger('silent') }, log);
+    const turn = recallTurn(s, chatRecall, [{ role: 'user', content: 'hi' }], { metrics: createMetrics(), logger: createLogger('silent') }, 'conversation');
     const items = turn.continueWith(reply(2), { prompt_tokens: 5 })!;
     const added = items.slice(1).reduce((n, m) => n + s.countItem(m), 0);
     expect(added).toBeLessThanOrEqual(600);
     expect(items.filter((m) => m.role === 'tool')).toHaveLength(2);
     expect(turn.answered).toBe(2);
-    expect(log.recalls).toBe(2);
     expect(turn.mayContinue()).toBe(true);
   });
 
   it('says so in the last hop’s results, sums usage over the hops, and stops at max_hops', () => {
-    const turn = recallTurn(session(10_000, 2), chatRecall, [], { metrics: createMetrics(), logger: createLogger('silent') }, newRequestLog('POST', '/'));
+    const turn = recallTurn(session(10_000, 2), chatRecall, [], { metrics: createMetrics(), logger: createLogger('silent') }, undefined);
     turn.continueWith(reply(1), { prompt_tokens: 5, completion_tokens: 1 });
     const items = turn.continueWith(reply(1), { prompt_tokens: 7, completion_tokens: 2 })!;
     expect(String(items.at(-1)!.content)).toContain('This was the last recall for this reply');
@@ -73,7 +70,7 @@ describe('recallTurn', () => {
     ] as const) {
       const s = session(600);
       const out = new Lines();
-      const turn = recallTurn(s, chatRecall, [{ role: 'user', content: 'hi' }], { metrics: createMetrics(), logger: createLogger('info', out) }, newRequestLog('POST', '/'));
+      const turn = recallTurn(s, chatRecall, [{ role: 'user', content: 'hi' }], { metrics: createMetrics(), logger: createLogger('info', out) }, undefined);
       const items = turn.continueWith(reply(calls, args), { prompt_tokens: 5 })!;
       expect(items.slice(1).reduce((n, m) => n + s.countItem(m), 0)).toBeLessThanOrEqual(600);
       const results = items.filter((m) => m.role === 'tool');
@@ -89,14 +86,14 @@ describe('recallTurn', () => {
   });
 
   it('ends the reply when not even one call and its answer fit the room left', () => {
-    const turn = recallTurn(session(20), chatRecall, [], { metrics: createMetrics(), logger: createLogger('silent') }, newRequestLog('POST', '/'));
+    const turn = recallTurn(session(20), chatRecall, [], { metrics: createMetrics(), logger: createLogger('silent') }, undefined);
     expect(turn.continueWith(reply(3), {})).toBeNull();
     expect(turn.hops).toBe(0);
   });
 
   it("keeps the last hop's result within max_result_tokens, its note included", () => {
     const s = { ...session(100_000, 1), maxResultTokens: 200 };
-    const turn = recallTurn(s, chatRecall, [], { metrics: createMetrics(), logger: createLogger('silent') }, newRequestLog('POST', '/'));
+    const turn = recallTurn(s, chatRecall, [], { metrics: createMetrics(), logger: createLogger('silent') }, undefined);
     const items = turn.continueWith(reply(1), {})!;
     const result = String(items.at(-1)!.content);
     expect(result).toContain('This was the last recall for this reply');

@@ -1,6 +1,5 @@
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { RequestLog } from '../observability/request-log.js';
 import { answerRecall } from './answer.js';
 import { fitTokens } from './fit.js';
 import type { RecallSession } from './session.js';
@@ -50,7 +49,7 @@ export interface RecallTurn<T> {
   finish(): void;
 }
 
-export function recallTurn<T, P>(session: RecallSession<T>, wire: RecallWire<T, P>, view: readonly T[], deps: RecallDeps, log: RequestLog): RecallTurn<T> {
+export function recallTurn<T, P>(session: RecallSession<T>, wire: RecallWire<T, P>, view: readonly T[], deps: RecallDeps, conversation: string | undefined): RecallTurn<T> {
   const items = [...view];
   let hops = 0;
   let answered = 0;
@@ -80,7 +79,7 @@ export function recallTurn<T, P>(session: RecallSession<T>, wire: RecallWire<T, 
         assistantTokens = tokensOf(assistant);
       }
       if (n === 0) {
-        deps.logger.info({ conversation: log.conversation, hop: hops + 1, calls: calls.length, answered: 0, room: left }, 'recap_recall not answered: no room left in the budget');
+        deps.logger.info({ conversation, hop: hops + 1, calls: calls.length, answered: 0, room: left }, 'recap_recall not answered: no room left in the budget');
         deps.metrics.recalls.inc({ model: session.modelLabel, outcome: 'unanswered' }, calls.length);
         return null;
       }
@@ -111,11 +110,7 @@ export function recallTurn<T, P>(session: RecallSession<T>, wire: RecallWire<T, 
         deps.metrics.recalls.inc({ model: session.modelLabel, outcome: answer.outcome });
       }
       if (unanswered > 0) deps.metrics.recalls.inc({ model: session.modelLabel, outcome: 'unanswered' }, unanswered);
-      deps.logger.info(
-        { conversation: log.conversation, hop: hops, calls: calls.length, answered: n, unanswered, outcomes, resultTokens, droppedCalls: reply.dropped },
-        'recap_recall answered',
-      );
-      log.recalls = answered;
+      deps.logger.info({ conversation, hop: hops, calls: calls.length, answered: n, unanswered, outcomes, resultTokens, droppedCalls: reply.dropped }, 'recap_recall answered');
       return [...items];
     },
     usageWith: (final) => (hops === 0 ? final : sumUsage(usage, final)),

@@ -21,26 +21,26 @@ function failed(span: Span, err: unknown): void {
 
 /**
  * One span per HTTP request, a child of the caller's `traceparent` when it sends one; its
- * attributes are read from the request's log and response once `serve` is done.
+ * attributes are read from the outcome `serve` returns (observability/outcome.ts) and the response.
  */
-export function traceRequest<T>(log: RequestLog, req: IncomingMessage, res: ServerResponse, serve: () => Promise<T>): Promise<T> {
+export function traceRequest(opened: RequestLog, req: IncomingMessage, res: ServerResponse, serve: () => Promise<RequestLog>): Promise<RequestLog> {
   if (tracer === undefined) return serve();
   const parent = propagation.extract(ROOT_CONTEXT, req.headers);
-  const span = tracer.startSpan(spanName(log), { kind: SpanKind.SERVER, attributes: { 'url.path': pathOnly(req.url ?? '/') } }, parent);
-  const end = (err?: unknown) => {
-    const done = { ...log, status: log.status ?? res.statusCode };
+  const span = tracer.startSpan(spanName(opened), { kind: SpanKind.SERVER, attributes: { 'url.path': pathOnly(req.url ?? '/') } }, parent);
+  const end = (outcome: RequestLog, err?: unknown) => {
+    const done = { ...outcome, status: outcome.status ?? res.statusCode };
     span.setAttributes(requestAttributes(done));
     if (err !== undefined) failed(span, err);
     else if (requestFailed(done)) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
   };
   return context.with(trace.setSpan(parent, span), serve).then(
-    (result) => {
-      end();
-      return result;
+    (outcome) => {
+      end(outcome);
+      return outcome;
     },
     (err: unknown) => {
-      end(err);
+      end(opened, err);
       throw err;
     },
   );

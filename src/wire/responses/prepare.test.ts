@@ -4,7 +4,6 @@ import { authenticate } from '../../auth/caller.js';
 import { namedConversation } from '../../conversation/identify.js';
 import { createModelResolver, parseConfig } from '../../config/config.js';
 import { createLogger } from '../../observability/logger.js';
-import { newRequestLog } from '../../observability/request-log.js';
 import { prepareRequest } from '../../pipeline/prepare.js';
 import { RESPONSES_RECALL_TOOL_JSON } from '../../recall/tool.js';
 import { createRuntime } from '../../runtime/runtime.js';
@@ -48,19 +47,17 @@ function incoming(extra: Record<string, string> = {}) {
 }
 
 async function prepare(body: ResponsesRequest, headers?: Record<string, string>) {
-  const log = newRequestLog('POST', '/v1/responses');
   const raw = JSON.stringify(body);
   const plan = await prepareRequest(runtime.pipeline, responsesFormat, {
     ...incoming(headers),
     model: resolve(body.model),
     signal: new AbortController().signal,
-    log,
-
     bytes: raw.length,
     parsed: { body, raw: Buffer.from(raw), value: body, members: null },
   });
   await plan.abandon();
-  return { plan, log };
+  // What the request's log line and event say of it: the plan's part of its outcome.
+  return { plan, log: plan.outcome };
 }
 
 const request = (input: ResponseItem[], extra: Partial<ResponsesRequest> = {}): ResponsesRequest => ({ model: 'gpt-r', instructions: INSTRUCTIONS, input, tools: TOOLS, ...extra });
@@ -138,18 +135,16 @@ describe('the Responses route before the engine', () => {
 
   it('names a conversation of the Responses route apart from a chat conversation of the same id', async () => {
     const { log } = await prepare(request(OPENING), { 'x-conversation-id': 'shared-id' });
-    const chat = newRequestLog('POST', '/v1/chat/completions');
     const body = { model: 'gpt-r', messages: [{ role: 'user', content: 'hi' }] };
     const plan = await prepareRequest(runtime.pipeline, chatFormat, {
       ...incoming({ 'x-conversation-id': 'shared-id' }),
       model: resolve('gpt-r'),
       signal: new AbortController().signal,
-      log: chat,
-
       bytes: 10,
       parsed: { body, raw: Buffer.from(JSON.stringify(body)), value: body, members: null },
     });
     await plan.abandon();
+    const chat = plan.outcome;
     expect(chat.conversation).toMatch(/^[\w-]{16}$/);
     expect(chat.conversation).not.toBe(log.conversation);
   });
