@@ -17,6 +17,8 @@ const ADMIN = 'admin-token-live-0123456789abcdef';
 const KEY = 'sk-live-user-1';
 // A conversation id as long as clients make them: it must wrap, not widen the page.
 const LONG_ID = `agent-session-${'9f3c2a7b'.repeat(24)}`;
+// $1 input, $0.10 cached, $4 output per million tokens.
+const PRICING = { input: 1, cached_input: 0.1, output: 4 };
 
 let h: Harness;
 let browser: TestBrowser | undefined;
@@ -52,7 +54,11 @@ const cardValue = (label: string) =>
 const overflows = () => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
 
 beforeAll(async () => {
-  h = await startHarness({ fake: { summarizerModel: SUMMARIZER }, models: [smallModel()], extra: { background: { enabled: false }, server: { admin_token: ADMIN } } });
+  h = await startHarness({
+    fake: { summarizerModel: SUMMARIZER },
+    models: [smallModel(), { match: 'gpt-test-priced', pricing: PRICING, compaction: { strategy: 'window' } }],
+    extra: { background: { enabled: false }, server: { admin_token: ADMIN } },
+  });
   expect((await chat('compacted-one', overBudgetHistory())).headers['x-recap-action']).toBe('compacted');
   expect((await chat(LONG_ID, [{ role: 'user', content: 'hello' }])).status).toBe(200);
   expect((await chat('short-chat', [{ role: 'user', content: 'hi' }])).status).toBe(200);
@@ -229,6 +235,37 @@ describe('the dashboard, live', () => {
     await expect.poll(() => asked.length).toBeGreaterThan(0);
     page.off('request', note);
   }, 30_000);
+
+  it('shows money where prices are configured: cost, cost saved and the cached share, on the overview and the conversation', async () => {
+    h.fake.setOptions({ promptTokens: () => 10_000, cachedTokens: () => 8_000 });
+    const r = await rawRequest(h.recap.url, {
+      target: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${KEY}`, 'x-conversation-id': 'priced-chat' },
+      body: { model: 'gpt-test-priced', messages: [{ role: 'user', content: 'what does this cost?' }] },
+    });
+    expect(r.status).toBe(200);
+    type Totals = { total: { cost: number; cost_saved: number; cached_tokens: number; tokens_out: number } };
+    const overview = async () => JSON.parse((await rawRequest(h.recap.url, { target: '/recap/v1/overview?range=1h', headers: { 'x-recap-admin-token': ADMIN } })).body) as Totals;
+    await waitFor('the priced request counted', async () => (await overview()).total.cost > 0, 10_000);
+    const { total } = await overview();
+    const money = new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
+    await page.goto(`${h.recap.url}/recap/ui#/overview?range=1h`);
+    await page.locator('.card .label', { hasText: /^Cost$/ }).waitFor();
+    expect(await cardValue('Cost')).toBe(money.format(total.cost));
+    expect(
+      await page
+        .locator('.card', { has: page.locator('.label', { hasText: /^Cost$/ }) })
+        .locator('.note')
+        .textContent(),
+    ).toBe(`saved ${money.format(total.cost_saved)}`);
+    expect(await cardValue('Cached')).toBe(`${Math.round((100 * total.cached_tokens) / total.tokens_out)}%`);
+    expect(await page.locator('table.models thead').textContent()).toContain('Cost saved');
+    await page.getByRole('link', { name: 'Conversations', exact: true }).click();
+    await page.getByRole('link', { name: 'priced-chat', exact: true }).click();
+    await page.locator('.card .label', { hasText: /^Cost$/ }).waitFor();
+    expect(await cardValue('Cost')).toBe(money.format(total.cost));
+    expect(await page.locator('table.events thead').textContent()).toContain('Cost');
+  });
 
   it('left no error in the console but the 404s of conversations that have no checkpoint', () => {
     // The page asks a conversation's checkpoints, and recap's API answers 404 when it has none (its
