@@ -75,3 +75,22 @@ describe('no Anthropic key to an OpenAI host', () => {
     }
   });
 });
+
+describe('recap count on an Anthropic request', () => {
+  it('counts what Claude Code sends: system, tools and messages, the budget from its max_tokens', async () => {
+    const { writeFileSync, readFileSync, mkdtempSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const { runCount } = await import('../src/cli/count-command.js');
+    const { loadConfig } = await import('../src/config/config.js');
+    const captured = JSON.parse(readFileSync(new URL('./fixtures/claude-code-first-request.json', import.meta.url), 'utf8'));
+    const file = join(mkdtempSync(join(tmpdir(), 'recap-count-')), 'body.json');
+    writeFileSync(file, JSON.stringify(captured.body));
+    const out = JSON.parse(await runCount(file, loadConfig('config/recap.yaml', {}), true));
+    expect(out.budget).toBe(200_000 - captured.body.max_tokens);
+    expect(out.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'system']);
+    expect(out.tools_tokens).toBeGreaterThan(5000);
+    expect(out.instructions_tokens).toBeGreaterThan(1000);
+    expect(out.prompt_tokens).toBe(out.instructions_tokens + out.tools_tokens + out.priming_tokens + out.messages.reduce((n: number, m: { tokens: number }) => n + m.tokens, 0));
+  });
+});

@@ -4,6 +4,8 @@ import { RecapError } from '../errors.js';
 import type { ChatRequest } from '../messages/types.js';
 import { parseResponsesRequest } from '../wire/responses/parse-request.js';
 import type { ResponsesRequest } from '../wire/responses/types.js';
+import { parseMessagesRequest } from '../wire/messages/parse-request.js';
+import type { MessagesRequest } from '../wire/messages/types.js';
 
 // A request body in a file, as `recap count` and `recap eval` read it: a chat request (`messages`)
 // or a Responses request (`input`), checked as the route that serves it checks a body, with a
@@ -11,7 +13,17 @@ import type { ResponsesRequest } from '../wire/responses/types.js';
 // the config's body limit, as a request is: a FILE that is /dev/zero, or a pipe that never ends,
 // stops at the limit instead of growing the process.
 
-export type RequestFile = { route: 'chat'; body: ChatRequest } | { route: 'responses'; body: ResponsesRequest };
+export type RequestFile = { route: 'chat'; body: ChatRequest } | { route: 'responses'; body: ResponsesRequest } | { route: 'messages'; body: MessagesRequest };
+
+// Content blocks only Anthropic's Messages API has: a body with one of them, or a top-level
+// `system`, is an Anthropic request.
+const ANTHROPIC_BLOCKS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'server_tool_use']);
+
+function isAnthropicBody(value: { system?: unknown; messages?: unknown }): boolean {
+  if (value.system !== undefined) return true;
+  if (!Array.isArray(value.messages)) return false;
+  return value.messages.some((m) => Array.isArray(m?.content) && m.content.some((b: { type?: unknown } | null) => ANTHROPIC_BLOCKS.has(String(b?.type))));
+}
 
 /** An error about the FILE a command was given: its message is the whole story, one line. */
 export class FileError extends Error {
@@ -55,7 +67,7 @@ async function readBytes(file: string, limit: number): Promise<Buffer> {
 }
 
 /** Which route a parsed body is for, by the array it carries. */
-function routeOf(raw: Buffer): 'chat' | 'responses' | null {
+function routeOf(raw: Buffer): RequestFile['route'] | null {
   let value: unknown;
   try {
     value = JSON.parse(raw.toString('utf8'));
@@ -63,7 +75,7 @@ function routeOf(raw: Buffer): 'chat' | 'responses' | null {
     return 'chat';
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'chat';
-  if ('messages' in value) return 'chat';
+  if ('messages' in value) return isAnthropicBody(value) ? 'messages' : 'chat';
   return 'input' in value ? 'responses' : null;
 }
 
@@ -73,10 +85,11 @@ export async function readRequestFile(file: string, limit: number): Promise<Requ
   const route = routeOf(raw);
   if (route === null) throw new FileError(`${file}: not a request body: it has neither \`messages\` (chat completions) nor \`input\` (Responses)`);
   try {
+    if (route === 'messages') return { route, body: parseMessagesRequest(raw) };
     return route === 'chat' ? { route, body: parseChatRequest(raw) } : { route, body: parseResponsesRequest(raw) };
   } catch (err) {
     if (!(err instanceof RecapError)) throw err;
     if (err.code === 'invalid_json') throw new FileError(`${file}: not JSON (${err.message.replace(/^We could not parse the JSON body of your request: /, '')})`);
-    throw new FileError(`${file}: not a ${route === 'chat' ? 'chat' : 'Responses'} request body: ${err.message}`);
+    throw new FileError(`${file}: not a ${{ chat: 'chat', responses: 'Responses', messages: 'Anthropic Messages' }[route]} request body: ${err.message}`);
   }
 }

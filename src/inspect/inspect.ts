@@ -42,7 +42,7 @@ export function conversationKey(tenant: string, ref: ConversationRef, secret: st
     return { tenant, conversation: ref.id };
   }
   const route = ref.route ?? 'chat';
-  if (route !== 'chat' && route !== 'responses') throw errors.invalidRequest('route must be `chat` or `responses`.', 'route');
+  if (route !== 'chat' && route !== 'responses' && route !== 'messages') throw errors.invalidRequest('route must be `chat`, `responses` or `messages`.', 'route');
   return { tenant, conversation: conversationIdHash(tenant, ref.id, secret, route) };
 }
 

@@ -54,7 +54,7 @@ export function registerRecapApi(app: Hono<Env>, deps: AppDeps, opts: { viewers:
     const tenants = tenantsToList(viewer, n, secret);
     const q = c.req.query();
     // An exact id is looked up in the tenant it belongs to: the caller's own, or the one the admin names.
-    const exact = tenants === null ? undefined : (id: string) => (['chat', 'responses'] as const).map((route) => conversationKey(tenants, { id, route }, secret));
+    const exact = tenants === null ? undefined : (id: string) => (['chat', 'responses', 'messages'] as const).map((route) => conversationKey(tenants, { id, route }, secret));
     return c.json(
       await listConversations(
         ctx,
