@@ -91,6 +91,12 @@ describe('Claude Code through recap', () => {
     const withSummary = main.filter((r) => JSON.stringify(r.json.messages[0]).includes('[recap:summary v1]'));
     expect(withSummary.length).toBeGreaterThan(0);
     expect(h.fake.summarizerRequests().length).toBeGreaterThanOrEqual(2);
+    // The prompt cache holds across compactions: recap changes only messages, so every request
+    // whose tools are those of the request before it (recap_recall, once offered, is appended once)
+    // reads at least Claude Code's cached tools and system prompt.
+    const sameTools = main.filter((r, i) => i > 0 && JSON.stringify(r.json.tools) === JSON.stringify(main[i - 1]!.json.tools));
+    expect(sameTools.length).toBeGreaterThan(STEPS - 3);
+    for (const r of sameTools) expect(h.fake.countOf(r)!.cacheRead).toBeGreaterThan(0);
     // The session header named the conversation: one conversation, its id Claude Code's own.
     const session = String(main[0]!.headers['x-claude-code-session-id']);
     const listed = await fetch(`${h.recap.url}/recap/v1/conversations`, { headers: { 'x-api-key': 'sk-ant-claude-code-test' } });
