@@ -95,3 +95,22 @@ describe('recall calls with a number, null or no id (B25)', () => {
     }
   });
 });
+
+describe('a client tool whose name is a prefix of recap_recall, in a stream that breaks off (B26)', () => {
+  it('reaches the client as its own bytes, not as recap’s error', async () => {
+    for (const name of ['recap', 're']) {
+      h.fake.enqueue({ toolCalls: [{ name, arguments: '{"path":"src/a.ts"}' }], sseError: { message: 'upstream overloaded', type: 'server_error' } });
+      const tool = { type: 'function', function: { name, parameters: { type: 'object', properties: { path: { type: 'string' } } } } };
+      const r = await rawRequest(h.recap.url, {
+        target: '/v1/chat/completions',
+        headers: { authorization: 'Bearer sk-test-key', 'x-conversation-id': `b26-${name}` },
+        body: { model: RECALL_MODEL, messages: taskHistory(`b26${name}`, 12), tools: [tool], stream: true },
+      });
+      expect(r.status).toBe(200);
+      expect(h.fake.chatRequests().at(-1)!.body).toContain('recap_recall');
+      expect(r.body, name).toContain(`"name":"${name}"`);
+      expect(r.body).toContain('upstream overloaded');
+      expect(r.body).not.toContain('upstream_stream_failed');
+    }
+  });
+});

@@ -51,7 +51,16 @@ export function chatStreamReading(): StreamReading<ChatMessage> {
     },
     callsTools: () => calls.size > 0,
     ended: () => done,
-    startedRecall: () => [...calls.values()].some((c) => c.name !== '' && RECALL_TOOL_NAME.startsWith(c.name)),
+    // Decided on the whole name: a name is whole once its call's arguments or a later call began.
+    // Until then a name that could still become recap_recall counts as one (its bytes stay held).
+    startedRecall: () => {
+      const last = Math.max(...calls.keys());
+      return [...calls.entries()].some(([index, c]) => {
+        if (c.name === RECALL_TOOL_NAME) return true;
+        const whole = c.arguments !== '' || index < last;
+        return !whole && c.name !== '' && RECALL_TOOL_NAME.startsWith(c.name);
+      });
+    },
     replyCalls(): ReplyCalls<ChatMessage> | null {
       const toolCalls = [...calls.entries()]
         .sort(([a], [b]) => a - b)
