@@ -12,7 +12,9 @@ import { storeOperations } from './helpers/store-operations.js';
 
 type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 const MODEL = 'gpt-test-small';
-const model = smallModel({ prepare_ratio: 0.6 });
+// The histories below are sized against the lines of a budget with no room kept for a recall
+// answer (recall.answer_room_tokens lowers the line of views that carry recap_recall).
+const model = { ...smallModel({ prepare_ratio: 0.6 }), recall: { answer_room_tokens: 0 } };
 
 let h: Harness;
 // Without background preparation: the store reads counted are the request path's own.

@@ -124,6 +124,10 @@ export const recallSchema = z
     max_hops: z.number().int().min(1).max(10).default(3),
     // The most tokens one recall result may carry (less when the request's budget has less room).
     max_result_tokens: positiveInt.default(2000),
+    // Tokens a compacted view that carries recap_recall leaves free below the trigger, so that one
+    // useful recall answer fits on the turns that need it most (a request the client sent below
+    // the trigger is never compacted for it).
+    answer_room_tokens: z.number().int().min(0).default(500),
   })
   .strict();
 

@@ -71,8 +71,13 @@ export function candidates<T>(a: Analysis<T>, record: ConversationRecord | null)
   return runSync(candidatesSteps(a, record));
 }
 
-/** The first candidate (least compacted) that fits, else the most compacted one as the base to compact from. */
-export function chooseBase(all: readonly CandidateCosts[], triggerTokens: number): { choice: CandidateCosts; fits: boolean } {
-  for (const c of all) if (c.tokens <= triggerTokens) return { choice: c, fits: true };
+/**
+ * The first candidate (least compacted) that fits, else the most compacted one as the base to
+ * compact from. The first candidate is the client's own view, which leaves nothing out and so
+ * carries no recap_recall: `ownTriggerTokens` is its line (the trigger without the tool and the
+ * room kept for a recall answer).
+ */
+export function chooseBase(all: readonly CandidateCosts[], triggerTokens: number, ownTriggerTokens = triggerTokens): { choice: CandidateCosts; fits: boolean } {
+  for (const [i, c] of all.entries()) if (c.tokens <= (i === 0 ? ownTriggerTokens : triggerTokens)) return { choice: c, fits: true };
   return { choice: all[all.length - 1]!, fits: false };
 }

@@ -93,7 +93,9 @@ async function degrade<T>(ctx: StepContext, a: Analysis<T>, base: Base, budget: 
 /**
  * `prefetched`: the record, when the route read it already. `forwardedFirst`: the request went
  * upstream as sent, proven below the trigger (forward-first.ts): its view is the client's own, and
- * the record tells only what is prepared ahead of it.
+ * the record tells only what is prepared ahead of it. `lines.own`: the budget of the client's own
+ * view, which leaves nothing out (no recap_recall, no room kept for its answer); `budget` is that of
+ * every other view; `lines.prepare`: the budget the prepare line is a share of.
  */
 export async function decide<T>(
   ctx: StepContext,
@@ -101,18 +103,19 @@ export async function decide<T>(
   budget: number,
   prefetched?: Promise<ConversationRecord | null | 'unavailable'>,
   forwardedFirst = false,
+  lines: { own: number; prepare: number } = { own: budget, prepare: budget },
 ): Promise<Decision<T>> {
   const cost = costPlanning(ctx.deps.config.models, ctx.model, a, budget);
   const compaction = cost?.compaction ?? ctx.model.compaction;
   // Below both lines no stored summary can be needed (the least compacted view that fits is the
   // client's own) and nothing is prepared, so the store is not even asked.
   const raw = await runSliced(viewTokensSteps(a.layout, baseView(a, noSummaryBase(a))), ctx.pause);
-  if (raw <= compaction.trigger_ratio * budget && raw <= compaction.prepare_ratio * budget) return unchanged(a, { base: noSummaryBase(a), tokens: raw });
+  if (raw <= compaction.trigger_ratio * lines.own && raw <= compaction.prepare_ratio * lines.prepare) return unchanged(a, { base: noSummaryBase(a), tokens: raw });
   // The chain links identify the checkpoints (rule 6); on a big request they take a while to hash.
   await runSliced(a.linksSteps(), ctx.pause);
   const record = ctx.keepsRecords ? await (prefetched ?? ctx.deps.records.load(ctx.key)) : null;
   if (forwardedFirst) return asSent(ctx, a, record === 'unavailable' ? null : record);
-  return settle(ctx, a, budget, record === 'unavailable' ? null : record, record === 'unavailable' || !ctx.keepsRecords, cost);
+  return settle(ctx, a, { view: budget, own: lines.own }, record === 'unavailable' ? null : record, record === 'unavailable' || !ctx.keepsRecords, cost);
 }
 
 /** The client's own view, with the most compacted checkpoint stored for it (for background preparation). */
@@ -127,14 +130,23 @@ function withFurthest<T>(d: Decision<T>, all: readonly CandidateCosts[]): Decisi
   return furthest.covered > d.base.covered || furthest.cleared.size > d.base.cleared.size ? { ...d, furthest } : d;
 }
 
-async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first: ConversationRecord | null, noStore: boolean, cost: CostPlanning | null): Promise<Decision<T>> {
+async function settle<T>(
+  ctx: StepContext,
+  a: Analysis<T>,
+  budgets: { view: number; own: number },
+  first: ConversationRecord | null,
+  noStore: boolean,
+  cost: CostPlanning | null,
+): Promise<Decision<T>> {
   const compaction = cost?.compaction ?? ctx.model.compaction;
+  const budget = budgets.view;
+  const ownTrigger = compaction.trigger_ratio * budgets.own;
   const rules = planRules(compaction);
   const waitUntil = Date.now() + ctx.deps.config.server.compaction_wait_ms;
   let record = first;
   for (let round = 0; ; round++) {
     const all = await runSliced(candidatesSteps(a, record), ctx.pause);
-    const { choice, fits } = chooseBase(all, compaction.trigger_ratio * budget);
+    const { choice, fits } = chooseBase(all, compaction.trigger_ratio * budget, ownTrigger);
     if (fits) return withFurthest(unchanged(a, choice), all);
     const from = choice.base;
     if (round >= MAX_ROUNDS) return degrade(ctx, a, from, budget, 'compaction_busy');
@@ -170,7 +182,7 @@ async function settle<T>(ctx: StepContext, a: Analysis<T>, budget: number, first
       const done = await waitForHolders(ctx.deps.records, ctx.key, claimed.holders, waitUntil, ctx.signal);
       record = await reload(ctx, record);
       if (done) continue;
-      const after = chooseBase(await runSliced(candidatesSteps(a, record), ctx.pause), compaction.trigger_ratio * budget);
+      const after = chooseBase(await runSliced(candidatesSteps(a, record), ctx.pause), compaction.trigger_ratio * budget, ownTrigger);
       return after.fits ? withFurthest(unchanged(a, after.choice), all) : degrade(ctx, a, after.choice.base, budget, 'compaction_wait_timeout');
     }
     // The record was read before the claim: a compaction of this branch that landed in between must

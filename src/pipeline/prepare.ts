@@ -72,6 +72,19 @@ export interface CompactionRequest<T> {
   record?: Promise<LoadedRecord> | undefined;
 }
 
+/**
+ * The budgets a request's views are planned against: a view that leaves something out carries
+ * recap_recall (its definition is in `budget` already) and keeps `answer_room_tokens` free for one
+ * recall answer; the client's own view leaves nothing out, so neither counts against it (a request
+ * the client sent below the trigger is never compacted for recall's sake). Background preparation
+ * plans the views it prepares, so its line is a share of `view` too.
+ */
+export function viewBudgets(budget: Budget, model: ModelConfig, recall: RecallOffer | undefined): { view: number; own: number; prepare: number } {
+  if (!recall) return { view: budget.budget, own: budget.budget, prepare: budget.budget };
+  const view = Math.max(0, budget.budget - model.recall.answer_room_tokens);
+  return { view, own: budget.budget + recall.toolTokens, prepare: view };
+}
+
 export async function planCompaction<T>(deps: PathDeps, input: PrepareInput & { model: ModelConfig }, request: CompactionRequest<T>): Promise<RoutePlan<T>> {
   const plan = await planConversation(deps, input, request);
   const { identity } = request;
@@ -85,6 +98,7 @@ export async function planCompaction<T>(deps: PathDeps, input: PrepareInput & { 
 async function planConversation<T>(deps: PathDeps, input: PrepareInput & { model: ModelConfig }, request: CompactionRequest<T>): Promise<RoutePlan<T>> {
   const { model } = input;
   const { identity, counted, budget } = request;
+  const budgets = viewBudgets(budget, model, request.recall);
   // Forwarded first, it is below both lines by proof: nothing to choose, store or prepare.
   if (input.forwardedFirst === 'below both lines') return planUntouched(deps, input, counted, budget, identity);
   // Forwarded first below the trigger, its view is the client's own: the headers need nothing more,
@@ -99,16 +113,16 @@ async function planConversation<T>(deps: PathDeps, input: PrepareInput & { model
         if (status < 200 || status >= 300) return priced;
         // What it adds to its conversation's last look may leave its view provably below the line.
         const items = { items: request.items as readonly object[], perItem: counted.perItem, fixedTokens: counted.fixedTokens };
-        if (deps.background.fitsRoom(recordKey(deps, model, identity), items, budget.budget)) return priced;
+        if (deps.background.fitsRoom(recordKey(deps, model, identity), items, budgets.prepare)) return priced;
         const { ctx, a, decision } = await analyzeAndDecide(deps, input, request);
-        deps.background.consider(ctx, a, decision, budget.budget, input.bytes, items);
+        deps.background.consider(ctx, a, decision, budgets.prepare, input.bytes, items);
         return priced;
       },
     };
   }
   const { ctx, a, decision } = await analyzeAndDecide(deps, input, request);
   const recall = request.recall && recallFor(a, decision, model, counted, budget, request.recall);
-  return createRoutePlan({ deps, tokens: counted, model, budget, identity, compaction: { ctx, a, decision, budget: budget.budget, bytes: input.bytes }, recall });
+  return createRoutePlan({ deps, tokens: counted, model, budget, identity, compaction: { ctx, a, decision, budget: budgets.prepare, bytes: input.bytes }, recall });
 }
 
 /** The request taken apart (analyze.ts) and its view decided (decide.ts). */
@@ -134,7 +148,8 @@ async function analyzeAndDecide<T>(
     }),
     ctx.pause,
   );
-  const decision = await decide(ctx, a, budget.budget, request.record, input.forwardedFirst !== undefined);
+  const budgets = viewBudgets(budget, model, request.recall);
+  const decision = await decide(ctx, a, budgets.view, request.record, input.forwardedFirst !== undefined, budgets);
   return { ctx, a, decision };
 }
 
