@@ -99,10 +99,12 @@ describe('Anthropic messages as neutral items', () => {
         is_error: false,
         cache_control: { type: 'ephemeral' },
         content:
-          '[recap: tool result cleared to save context — tool Read, call toolu_1, 1200 tokens. Call the tool again if you need it. Recall it with recap_recall (id toolu_1).]',
+          '[recap: tool result cleared to save context — tool Read, call toolu_1, 1250 tokens. Call the tool again if you need it. Recall it with recap_recall (id toolu_1).]',
       },
       { type: 'text', text: 'reminder' },
     ]);
+    // The same stub whatever count the engine passes (a calibrated one moves turn by turn).
+    expect(clearedResults(m, 'Read', 1300, true).content).toEqual(cleared.content);
     expect(m.content).toHaveLength(2);
     expect(JSON.stringify(m)).toContain('x'.repeat(5000));
   });
