@@ -169,6 +169,7 @@ export async function runOverheadBench(): Promise<unknown> {
       params: PARAMS,
       notes: [
         'latencies in ms; "added" = target minus the direct upstream at the same percentile',
+        'recap runs as the shipped config does: the Redis store, events on (one event per request, written to Redis in batches after the responses)',
         'rps = 2xx replies per second at concurrency 32 (autocannon, rounds interleaved across targets)',
         'recap-2w = recap serve --workers 2 (one primary, two workers on one port), measured for throughput only; on 2 cores its workers share them with the upstream and the load generator',
         'cpuMsPerRequest = CPU of the target process per request at concurrency 1 (/proc schedstat); for direct, the upstream per request of any target',
