@@ -100,3 +100,29 @@ describe('a compacted Anthropic request', () => {
     expect(h.fake.refusals()).toEqual([]);
   });
 });
+
+describe('audit mode on the Anthropic route', () => {
+  it("forwards the client's bytes and says what recap would have done", async () => {
+    const audit = await startAnthropicHarness({
+      model: {
+        context_window: WINDOW,
+        compaction: { strategy: 'summarize', mode: 'audit', summarizer: { model: ANTHROPIC_SUMMARIZER, upstream: 'anthropic' }, trigger_ratio: 0.5, target_ratio: 0.3 },
+      },
+    });
+    try {
+      const body = clientBody(1, 1, 50);
+      const res = await fetch(`${audit.recap.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-audit', 'anthropic-version': '2023-06-01', 'x-conversation-id': 'audit-1' },
+        body,
+      });
+      expect(res.status).toBe(200);
+      expect(['compacted', 'cleared']).toContain(res.headers.get('x-recap-audit'));
+      expect(Number(res.headers.get('x-recap-tokens-out'))).toBeLessThan(Number(res.headers.get('x-recap-tokens-in')));
+      expect(audit.fake.messagesRequests()[0]!.body).toBe(body);
+      expect(audit.fake.summarizerRequests()).toHaveLength(0);
+    } finally {
+      await audit.close();
+    }
+  });
+});
