@@ -18,6 +18,8 @@ export interface Conversation {
 }
 
 export const AGENT: Conversation = { name: 'agent-task', model: 'gpt-bench-agent', contextWindow: 65_536, maxOutputTokens: 4_096, length: 150, seed: 20240611 };
+/** The agent task cut short on a big window: it never has to be compacted; a cut must pay back or not happen. */
+export const SHORT_AGENT: Conversation = { name: 'short-agent-task', model: 'gpt-bench-agent-200k', contextWindow: 200_000, maxOutputTokens: 4_096, length: 40, seed: 20240611 };
 export const CHAT: Conversation = { name: 'long-chat', model: 'gpt-bench-chat', contextWindow: 32_768, maxOutputTokens: 4_096, length: 300, seed: 20240501 };
 export const SUMMARIZER_MODEL = 'gpt-bench-summarizer';
 
@@ -62,7 +64,7 @@ export async function drive(c: Conversation, setup: DriveSetup): Promise<Drive> 
     ...(setup.pricing ? { pricing: setup.pricing } : {}),
   });
   try {
-    if (c === AGENT) {
+    if (c !== CHAT) {
       const script = agentScript(c.seed, c.length);
       const history: BenchMessage[] = [{ role: 'system', content: AGENT_SYSTEM }, TASK];
       for (let i = 0; i <= script.length; i++) {

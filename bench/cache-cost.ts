@@ -4,10 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { TOOLS } from './agent-task-script.js';
 import type { Drive } from './bench-recap.js';
 import { type BenchPrices, type Bill, bill, type CacheMode } from './cache-cost-bill.js';
-import { AGENT, CHAT, type Conversation, drive, SUMMARIZER_MODEL } from './cache-cost-drive.js';
+import { AGENT, CHAT, type Conversation, drive, SHORT_AGENT, SUMMARIZER_MODEL } from './cache-cost-drive.js';
 
 // `npm run bench -- cache-cost`: what recap's compaction costs in money when the provider caches
-// prompt prefixes. Two conversations (the agent task, the long chat) are played through recap
+// prompt prefixes. Three conversations (the agent task, the long chat, the agent task cut short on
+// a window it never fills) are played through recap
 // with and without `pricing`; every request recap forwarded and every summarizer call it made are
 // billed through a simulated prompt cache (src/dev/prompt-cache.ts), and so are the client's own
 // requests sent as they were. Reported: recap's effective input cost (summarizer included) over
@@ -15,6 +16,7 @@ import { AGENT, CHAT, type Conversation, drive, SUMMARIZER_MODEL } from './cache
 // (OpenAI-style automatic caching), and at Anthropic's 0.1× reads and 1.25× writes.
 // Goals (issue 36): ≤ 0.5× at 0.1× with pricing; never above 1.0×.
 
+const CONVERSATIONS = [AGENT, CHAT, SHORT_AGENT];
 const HERE = dirname(fileURLToPath(import.meta.url));
 const RESULTS_FILE = join(HERE, 'results', 'cache-cost.json');
 
@@ -89,8 +91,8 @@ const round = (v: number) => Math.round(v * 1000) / 1000;
 
 export async function runCacheCostBench(): Promise<unknown> {
   const rows: Row[] = [];
-  for (const c of [AGENT, CHAT]) {
-    const tools = c === AGENT ? TOOLS : undefined;
+  for (const c of CONVERSATIONS) {
+    const tools = c === CHAT ? undefined : TOOLS;
     const plain = await drive(c, { name: 'tokens', compaction: compaction(null) });
     for (const b of BILLINGS) {
       rows.push(row(c, b, false, plain, bill(plain, b.mode, perToken(1, b), perToken(SUMMARIZER_SHARE, b), tools)));
@@ -98,8 +100,11 @@ export async function runCacheCostBench(): Promise<unknown> {
       rows.push(row(c, b, true, priced, bill(priced, b.mode, perToken(1, b), perToken(SUMMARIZER_SHARE, b), tools)));
     }
   }
+  // The first goal is about conversations that outgrow the window (recap compacts them without
+  // prices too); one that never does can only stay at 1.0×.
+  const outgrow = new Set(rows.filter((r) => !r.pricing && r.compactions > 0).map((r) => r.conversation));
   const goals = {
-    at_tenth_with_pricing_at_most_half: rows.filter((r) => r.pricing && r.billing === 'cached 0.1×').every((r) => r.ratio <= 0.5),
+    at_tenth_with_pricing_at_most_half: rows.filter((r) => r.pricing && r.billing === 'cached 0.1×' && outgrow.has(r.conversation)).every((r) => r.ratio <= 0.5),
     never_above_one_with_pricing: rows.filter((r) => r.pricing).every((r) => r.ratio <= 1),
   };
   printTable(rows);
@@ -109,7 +114,7 @@ export async function runCacheCostBench(): Promise<unknown> {
     node: process.version,
     note: 'one run on a shared 2-core machine; the figures are token counts and prices, not timings, so they do not depend on load',
     setup: {
-      conversations: [AGENT, CHAT].map((c) => ({ name: c.name, context_window: c.contextWindow, max_output_tokens: c.maxOutputTokens, length: c.length, seed: c.seed })),
+      conversations: CONVERSATIONS.map((c) => ({ name: c.name, context_window: c.contextWindow, max_output_tokens: c.maxOutputTokens, length: c.length, seed: c.seed })),
       prices_per_million: { input: INPUT, output: OUTPUT, summarizer: `${SUMMARIZER_SHARE}× of the model's` },
       cache:
         'src/dev/prompt-cache.ts: automatic (longest shared prefix from 1,024 tokens in 128-token steps) or breakpoints (after the pinned block and on the last message, 20-block lookback, 5-minute lifetime)',

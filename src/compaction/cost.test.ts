@@ -10,19 +10,19 @@ const mini = pricesOf({ input: 0.2, cached_input: 0.02, output: 0.8 });
 const separate: CostModel = { prices: model, summarizer: mini, sharedPrefix: false };
 
 describe('weighCompaction (hand-worked)', () => {
-  it('a compaction that pays: 80k → 20k with 40 calls still to come', () => {
+  it('a compaction that pays: 80k → 20k, 360 calls so far (40 more with a chance of nine in ten)', () => {
     // saves = 40 calls × 60,000 tokens × $0.10/M = $0.24
     // costs = re-read (1.0 − 0.1) × (20,000 − 2,000) = $0.0162, summarizer (62,000 + 300) × 0.2 + 1,000 × 0.8 = $0.01326
-    const f = weighCompaction(separate, { view: 80_000, after: 20_000, unchanged: 2_000, evicted: 62_000, summaryTokens: 1_000, window: 120_000, growth: 1_000, calls: 40 });
+    const f = weighCompaction(separate, { view: 80_000, after: 20_000, unchanged: 2_000, evicted: 62_000, summaryTokens: 1_000, window: 120_000, growth: 1_000, calls: 360 });
     expect(f.calls).toBe(40);
     expect(f.saves).toBeCloseTo(0.24, 9);
     expect(f.costs).toBeCloseTo(0.0162 + 0.01326, 9);
     expect(f.verdict).toBe('pays');
   });
 
-  it('one that does not: the same cut early in a conversation (3 calls so far) saves less than it costs', () => {
+  it('one that does not: the same cut early in a conversation (27 calls so far: 3 more) saves less than it costs', () => {
     // saves = 3 × 60,000 × 0.1/M = $0.018 < costs $0.02946: what is cut is cached anyway.
-    const f = weighCompaction(separate, { view: 80_000, after: 20_000, unchanged: 2_000, evicted: 62_000, summaryTokens: 1_000, window: 120_000, growth: 1_000, calls: 3 });
+    const f = weighCompaction(separate, { view: 80_000, after: 20_000, unchanged: 2_000, evicted: 62_000, summaryTokens: 1_000, window: 120_000, growth: 1_000, calls: 27 });
     expect(f.calls).toBe(3);
     expect(f.saves).toBeCloseTo(0.018, 9);
     expect(f.verdict).toBe('does_not_pay');
@@ -36,7 +36,7 @@ describe('weighCompaction (hand-worked)', () => {
 
   it('without caching the re-read costs nothing extra: only the summarizer is weighed', () => {
     const flat: CostModel = { prices: pricesOf({ input: 1, output: 4 }), summarizer: mini, sharedPrefix: false };
-    const f = weighCompaction(flat, { view: 30_000, after: 20_000, unchanged: 2_000, evicted: 10_000, summaryTokens: 1_000, window: 120_000, growth: 1_000, calls: 10 });
+    const f = weighCompaction(flat, { view: 30_000, after: 20_000, unchanged: 2_000, evicted: 10_000, summaryTokens: 1_000, window: 120_000, growth: 1_000, calls: 90 });
     expect(f.costs).toBeCloseTo(summarizerCost(flat, 30_000, 10_000, 1_000), 12);
     expect(f.saves).toBeCloseTo(10 * 10_000 * 1e-6, 12);
   });
@@ -49,9 +49,9 @@ describe('weighCompaction (hand-worked)', () => {
 });
 
 describe('expectedCalls', () => {
-  it('is the fewer of the calls the window leaves and the calls made so far', () => {
+  it('is the fewer of the calls the window leaves and a ninth of the calls made so far', () => {
     expect(expectedCalls({ after: 20_000, window: 120_000, growth: 2_000, calls: 500 })).toBe(50);
-    expect(expectedCalls({ after: 20_000, window: 120_000, growth: 2_000, calls: 7 })).toBe(7);
+    expect(expectedCalls({ after: 20_000, window: 120_000, growth: 2_000, calls: 63 })).toBe(7);
     expect(expectedCalls({ after: 119_500, window: 120_000, growth: 2_000, calls: 7 })).toBe(1);
   });
 });

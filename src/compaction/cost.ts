@@ -14,8 +14,9 @@ import type { Layout } from './layout.js';
 //            V: the view after the cut, U: its prefix that stays cached (the pinned block)
 //
 // N is the smaller of the calls the window leaves before the view must be cut again
-// ((window − V) / growth) and the calls the conversation is expected still to make, taken as many
-// as it has made so far (a conversation that has run n calls is as likely to run n more as not).
+// ((window − V) / growth) and the calls the conversation will still make with a chance of nine in
+// ten: a conversation that has run n calls runs n/9 more about that often (PAYBACK_ODDS). A
+// cut that is not forced must pay back that surely: one that does not pay back is money lost.
 // A compaction happens only when saves ≥ costs, or when the view would not fit the window.
 //
 // When to cut: the view grows by g tokens a call. Kept at V after a cut, it costs cached × (V + g·t)
@@ -83,10 +84,18 @@ export function summarizerCost(m: CostModel, view: number, evicted: number, summ
   return (evicted + SUMMARIZER_OVERHEAD_TOKENS) * m.summarizer.input + summaryTokens * m.summarizer.output;
 }
 
+/**
+ * How sure a cut must be to pay back. A conversation that has run n calls runs on to n + r calls
+ * with a chance of about n / (n + r) (the lengths of conversations are heavy-tailed, Lindy-like):
+ * counting the saving over r = n / 9 calls, a cut pays back with a chance of nine in ten.
+ */
+export const PAYBACK_ODDS = 9;
+
 /** The calls a compaction to `after` is expected to serve before the next one. */
 export function expectedCalls(w: Pick<CompactionWeighing, 'after' | 'window' | 'growth' | 'calls'>): number {
   const room = w.growth > 0 ? (w.window - w.after) / w.growth : Number.POSITIVE_INFINITY;
-  return Math.max(1, Math.min(w.calls, Math.floor(room)));
+  const ahead = w.calls / PAYBACK_ODDS;
+  return Math.max(1, Math.floor(Math.min(ahead, room)));
 }
 
 /** Whether this compaction pays for itself, with its figures. */
