@@ -209,6 +209,9 @@ function content(data, admin) {
   );
 }
 
+/** What the page shows of an overview, without the range's ends (they move with the clock). @param {any} data */
+const figuresOf = (data) => JSON.stringify([data.total, data.models, data.routes, data.errors, data.notices, data.buckets]);
+
 /** The overview: what recap sent, forwarded and saved over time, per model and route, and its errors. @param {URLSearchParams} params */
 export async function renderOverview(params) {
   const s = session();
@@ -290,8 +293,11 @@ export async function renderOverview(params) {
   return {
     node,
     mounted: drawCharts,
+    /** Draws again only what changed: a chart someone is reading stays as it is while the figures do. */
     async refresh() {
-      data = await api(path);
+      const fresh = await api(path);
+      if (figuresOf(fresh) === figuresOf(data)) return;
+      data = fresh;
       fill();
       drawCharts();
     },
