@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   hardening: async () => (await import('./hardening.js')).runHardeningBench,
   'agent-task': async () => (await import('./agent-task.js')).runAgentTaskBench,
   'agent-task-recall': async () => (await import('./agent-task-recall.js')).runAgentTaskRecallBench,
+  'recall-room': async () => (await import('./recall-room.js')).runRecallRoomBench,
   'cache-cost': async () => (await import('./cache-cost.js')).runCacheCostBench,
 };
 
