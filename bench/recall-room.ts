@@ -121,7 +121,9 @@ export async function runRecallRoomBench(): Promise<void> {
   ];
   for (const { room_kept, rows } of runs) {
     const cells = BUCKETS.map(([, test]) => share(rows.filter((r) => test(r.room))));
-    lines.push(`| ${room_kept} | ${rows.length} | ${share(rows.filter((r) => r.step === LAST_STEP))} | ${share(rows)} | ${cells.join(' | ')} | ${Math.min(...rows.map((r) => r.room))} |`);
+    lines.push(
+      `| ${room_kept} | ${rows.length} | ${share(rows.filter((r) => r.step === LAST_STEP))} | ${share(rows)} | ${cells.join(' | ')} | ${Math.min(...rows.map((r) => r.room))} |`,
+    );
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   const out = join(import.meta.dirname, 'results', 'recall-room.json');
