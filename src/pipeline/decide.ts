@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { viewTokensSteps } from '../compaction/layout.js';
-import { type Cut, planCompactionSteps, planDegradeSteps, planInterimSteps } from '../compaction/plan.js';
+import { type Cut, planDegradeSteps, planInterimSteps } from '../compaction/plan.js';
 import type { ViewShape } from '../recall/left-out.js';
 import { runSliced } from '../slicing/slicer.js';
 import { landedOnBranch } from '../store/checkpoints.js';
 import type { Checkpoint, ConversationRecord } from '../store/store.js';
 import { type Analysis, buildView } from './analyze.js';
 import { type Base, baseView, type CandidateCosts, candidatesSteps, chooseBase, noSummaryBase } from './choose-view.js';
-import { type CostPlanning, costPlanning, weighCut } from './cost-plan.js';
+import { roundSteps } from './plan-round.js';
+import { type CostPlanning, costPlanning } from './cost-plan.js';
 import type { HeldClaim } from './lease.js';
 import { planRules } from './plan-rules.js';
 import { claimCompaction, waitForHolders } from './single-flight.js';
@@ -145,20 +146,27 @@ async function settle<T>(
   const waitUntil = Date.now() + ctx.deps.config.server.compaction_wait_ms;
   let record = first;
   for (let round = 0; ; round++) {
-    const all = await runSliced(candidatesSteps(a, record), ctx.pause);
-    const { choice, fits } = chooseBase(all, compaction.trigger_ratio * budget, ownTrigger);
-    if (fits) return withFurthest(unchanged(a, choice), all);
-    const from = choice.base;
-    if (round >= MAX_ROUNDS) return degrade(ctx, a, from, budget, 'compaction_busy');
-    const plan = await runSliced(planCompactionSteps(a.layout, baseView(a, from), budget, rules), ctx.pause);
-    if (plan.kind === 'fits' || plan.kind === 'irreducible') return unchanged(a, choice);
-    if (cost) {
-      // With prices a cut is made only when it pays for itself, or when the view would not fit.
-      const figures = weighCut(cost, a, from, choice.tokens, plan, plan.kind === 'summarize', compaction.summary_max_tokens);
-      if (ctx.weighed) ctx.weighed.costDecision = figures;
-      if (figures.verdict === 'does_not_pay') return withFurthest(unchanged(a, choice), all);
-    }
-    if (plan.kind === 'clear') return cleared(ctx, a, plan, from, noStore);
+    // The pure planner says what this round does (plan-round.ts); the rest of the loop carries it out.
+    const planned = await runSliced(
+      roundSteps({
+        a,
+        record,
+        budget,
+        trigger: compaction.trigger_ratio * budget,
+        ownTrigger,
+        rules,
+        cost,
+        summaryMaxTokens: compaction.summary_max_tokens,
+        lastRound: round >= MAX_ROUNDS,
+      }),
+      ctx.pause,
+    );
+    if (planned.figures && ctx.weighed) ctx.weighed.costDecision = planned.figures;
+    const { step } = planned;
+    if (step.kind === 'forward') return step.furthest ? withFurthest(unchanged(a, step.choice), step.all) : unchanged(a, step.choice);
+    if (step.kind === 'degrade') return degrade(ctx, a, step.from, budget, step.reason);
+    if (step.kind === 'clear') return cleared(ctx, a, step.cut, step.from, noStore);
+    const { cut: plan, from, all } = step;
     // Audit mode spends nothing, so nothing needs paying for.
     if (!ctx.audit && ctx.model.compaction.strategy === 'summarize' && !(await ctx.deps.proofs.mayPay(ctx.identity.tenant, ctx.model))) {
       return degrade(ctx, a, from, budget, 'credential_not_yet_accepted');
