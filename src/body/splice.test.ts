@@ -29,13 +29,13 @@ describe('spliceArray (chat messages)', () => {
     expect(spliceArray(chat, 'messages', chat.body.messages, [user]).toString('utf8')).toContain('[{"content":"h\\u00e9llo","role":"user","extra":1e400}]');
   });
 
-  it('writes client messages that follow each other in the view as in the body as one run, separators as sent', async () => {
+  it('writes client messages that follow each other in the view as in the body as one run where a bare comma parts them there; the array’s other separators are recap’s', async () => {
     const chat = await readChatRequest(Buffer.from(CLIENT), noPause);
     const [system, user, assistant, last] = chat.body.messages as [ChatMessage, ChatMessage, ChatMessage, ChatMessage];
     const summary: ChatMessage = { role: 'system', content: 's' };
     const kept = spliceArray(chat, 'messages', chat.body.messages, [system, summary, user, assistant, last]).toString('utf8');
     expect(kept).toContain(
-      '[{"role":"system","content":"be brief"},{"role":"system","content":"s"},{"content":"h\\u00e9llo","role":"user","extra":1e400},{"role":"assistant","content":"x"},\n    {"role":"user","content":"last"}]',
+      '[{"role":"system","content":"be brief"},{"role":"system","content":"s"},{"content":"h\\u00e9llo","role":"user","extra":1e400},{"role":"assistant","content":"x"},{"role":"user","content":"last"}]',
     );
     // Out of the body's order, each goes on its own.
     const swapped = spliceArray(chat, 'messages', chat.body.messages, [assistant, user]).toString('utf8');

@@ -22,6 +22,7 @@ const replacements = new WeakMap<object, Replaced>();
 const OPEN = Buffer.from('[');
 const CLOSE = Buffer.from(']');
 const COMMA = Buffer.from(',');
+const COMMA_BYTE = COMMA[0];
 // The bytes written for a replaced item, per item object. The client item it was made from is one
 // byte sequence whatever request it comes in (an item seen before comes back as the same object for
 // the same bytes only, body/seen-items.ts), and the engine makes the same replaced item again for
@@ -112,8 +113,9 @@ export function spliceArray<T extends object>(body: JsonBody, key: string, origi
   const indexOf = new Map<object, number>();
   original.forEach((item, i) => indexOf.set(item, i));
   const parts: Buffer[] = [OPEN];
-  // Client items that follow each other in the view as in the body go as one run of its bytes,
-  // separators as the client wrote them: a view that keeps most of a history is a few copies.
+  // Client items that follow each other in the view as in the body, with a bare comma between them
+  // there, go as one run of its bytes: a view that keeps most of a history is a few copies. The
+  // array is recap's to write, so a client's other separators (spaces, newlines) are not carried.
   let run: { start: number; end: number; last: number } | undefined;
   const endRun = () => {
     if (run) parts.push(raw.subarray(run.start, run.end));
@@ -121,7 +123,7 @@ export function spliceArray<T extends object>(body: JsonBody, key: string, origi
   };
   view.forEach((item, i) => {
     const own = indexOf.get(item);
-    if (own !== undefined && run && own === run.last + 1) {
+    if (own !== undefined && run && own === run.last + 1 && spans[own]!.start === run.end + 1 && raw[run.end] === COMMA_BYTE) {
       run.end = spans[own]!.end;
       run.last = own;
       return;
