@@ -10,6 +10,8 @@ import { type Exchange, sendBody } from './fake-send.js';
 import { startEventStream, writeEvents } from './fake-sse.js';
 import { extractiveSummary } from './fake-summary.js';
 import { textOf } from './fake-text.js';
+import { probeReply } from './fake-recall.js';
+import { asChatMessage } from '../wire/messages/items.js';
 
 export const MESSAGES_PATH = '/v1/messages';
 export const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
@@ -77,8 +79,21 @@ function scriptsOutput(reply: AnthropicScriptedReply): boolean {
   return reply.text !== undefined || reply.toolUses !== undefined || reply.thinking !== undefined;
 }
 
-/** Nothing scripted: an echo of the last user text. */
+/** A probe of `recap eval` answered from what the request holds, as the OpenAI fake answers it (fake-recall.ts), else null. */
+function probe(request: any): AnthropicScriptedReply | null {
+  const system = typeof request.system === 'string' ? request.system : Array.isArray(request.system) ? textOf(request.system) : '';
+  const messages = [{ role: 'system', content: system }, ...request.messages.map((m: any) => asChatMessage(m) ?? { role: m.role, content: '' })];
+  const tools = (Array.isArray(request.tools) ? request.tools : []).map((t: any) => ({ type: 'function', function: { name: t?.name } }));
+  const reply = probeReply(messages, tools);
+  if (reply === null) return null;
+  if (reply.toolCalls?.length) return { toolUses: reply.toolCalls.map((c) => ({ name: c.name, input: JSON.parse(c.arguments) as Record<string, unknown> })) };
+  return { text: reply.content ?? '' };
+}
+
+/** Nothing scripted: the answer to a probe, else an echo of the last user text. */
 function defaultReply(request: any): AnthropicScriptedReply {
+  const answered = probe(request);
+  if (answered) return answered;
   const lastUser = [...request.messages].reverse().find((m: any) => m?.role === 'user');
   const said = textOf(lastUser?.content).replace(/\s+/g, ' ').trim();
   return { text: `Echo: ${said.slice(0, 60)}. This is a deterministic reply from the fake Anthropic upstream.` };

@@ -40,7 +40,7 @@ export interface ProbeResult {
 
 export interface EvalReport {
   file: string;
-  route: 'chat' | 'responses';
+  route: 'chat' | 'responses' | 'messages';
   model: string;
   /** The `match` of the model config used. */
   configMatch: string;
@@ -194,7 +194,7 @@ export function reportTable(r: EvalReport): string {
   );
   const saved = r.tokensFull - r.tokensCompacted;
   const lines = [
-    `recap eval ${r.file}: model ${r.model} (config "${r.configMatch}", ${r.strategy}, ledger ${r.ledger ? 'on' : 'off'}${r.route === 'responses' ? ', Responses API' : ''})`,
+    `recap eval ${r.file}: model ${r.model} (config "${r.configMatch}", ${r.strategy}, ledger ${r.ledger ? 'on' : 'off'}${r.route === 'responses' ? ', Responses API' : r.route === 'messages' ? ', Anthropic Messages' : ''})`,
     evictedLine(r),
     '',
     ...table,

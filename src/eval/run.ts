@@ -99,7 +99,7 @@ async function evaluate(
     throw new Error(`${opts.file}: no probe could be made from the ${evicted.length} evicted messages (no identifiers, facts or decisions that the kept part does not repeat)`);
 
   const upstream = opts.config.upstreams[model.upstream]!;
-  const direct = { url: `${upstream.base_url.replace(/\/+$/, '')}${route.upstreamPath}`, authorization: `Bearer ${upstream.api_key ?? credential}` };
+  const direct = { url: `${upstream.base_url.replace(/\/+$/, '')}${route.upstreamPath}`, headers: route.directHeaders(upstream.api_key ?? credential) };
   const reserved = resolveBudget(model, request as OutputLimits, 0).outputReservation;
   const recallOn = model.recall.enabled;
   const recallSkipped = recallOn ? null : `recall is off for model "${body.model}" (config "${model.match}": recall.enabled false)`;
@@ -133,7 +133,7 @@ async function evaluate(
             ...asking,
             what: `upstream "${model.upstream}"`,
             url: direct.url,
-            headers: { authorization: direct.authorization },
+            headers: direct.headers,
             body: asked,
             promptTokens: () => tokensIn,
           })
