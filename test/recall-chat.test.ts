@@ -62,6 +62,17 @@ describe('recall on the chat route', () => {
     expect(data.usage!.completion_tokens).toBe(sent[0].completion_tokens + sent[1].completion_tokens);
     expect(data.usage!.total_tokens).toBe(sent[0].total_tokens + sent[1].total_tokens);
 
+    // The request's view map (its event) shows the cleared result the recall gave back (issue 38).
+    const eventsOf = async () =>
+      (await (await fetch(`${h.recap.url}/recap/v1/conversations/recall-query/events`, { headers: { authorization: 'Bearer sk-test-key' } })).json()) as {
+        events?: { view?: [number, number, string, string, number][] }[];
+      };
+    await expect.poll(async () => (await eventsOf()).events?.length ?? 0).toBe(1);
+    const { events } = await eventsOf();
+    // system, task, then each step's call and result: step 0's result is message 3.
+    expect(events![0]!.view!.find((row) => row[0] === 3)).toEqual([3, 1, 'tool', 'recalled', expect.any(Number)]);
+    expect(events![0]!.view!.filter((row) => row[3] === 'recalled')).toHaveLength(1);
+
     // The next turn works unchanged, and its tools are the very same bytes.
     messages.push(data.choices[0]!.message as never, { role: 'user', content: 'Thanks, now summarize.' });
     const next = await client.chat.completions.create({ model: RECALL_MODEL, messages, tools: [READ_FILE_TOOL] });

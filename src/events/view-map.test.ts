@@ -34,6 +34,30 @@ describe('viewMap', () => {
     ]);
   });
 
+  it('marks a left-out message the model got back through recap_recall as recalled', () => {
+    const rest = kinds('uatatu');
+    const map = viewMap({
+      pinnedCount: 1,
+      summaryIndex: null,
+      tokens: [5, 1, 2, 30, 4, 40, 6],
+      kinds: rest,
+      covered: 2,
+      kept: [0],
+      cleared: new Set([4]),
+      summarizedUpTo: 2,
+      recalled: new Set([2, 5]),
+    });
+    expect(map).toEqual([
+      [0, 1, 'system', 'pinned', 5],
+      [1, 1, 'user', 'kept', 1],
+      [2, 1, 'assistant', 'recalled', 2],
+      [3, 1, 'tool', 'kept', 30],
+      [4, 1, 'assistant', 'kept', 4],
+      [5, 1, 'tool', 'recalled', 40],
+      [6, 1, 'user', 'kept', 6],
+    ]);
+  });
+
   it('stays within its bound: older rows of one state fold together, the newest stay one by one', () => {
     const rest = kinds('at'.repeat(1000));
     const cleared = new Set(Array.from({ length: 1000 }, (_, i) => 2 * i + 1).filter((i) => i < 1900));

@@ -2,7 +2,8 @@ import type { ItemKind } from '../compaction/items.js';
 import type { MessageState, ViewRow } from '../store/event-log.js';
 
 // What recap did to each message of a request, for its event (the dashboard's view map): per
-// message its index, role, tokens and state (pinned, kept, cleared, summarized or dropped), from
+// message its index, role, tokens and state (pinned, kept, cleared, summarized, dropped, or
+// recalled: left out and given back by recap_recall), from
 // the view recap chose; no text. Bounded: a summarized or dropped span is one row, and past
 // MAX_ROWS the older rows of one state fold together (then only the newest are kept).
 
@@ -22,6 +23,8 @@ export interface ViewMapInput {
   cleared: ReadonlySet<number>;
   /** Items below this went into the view's summary; covered items from it on were dropped (window, degraded). */
   summarizedUpTo: number;
+  /** Request indices of left-out items the model got back through recap_recall in this request's reply. */
+  recalled?: ReadonlySet<number>;
 }
 
 const ROLES: Record<ItemKind, string> = { instruction: 'system', user: 'user', assistant: 'assistant', result: 'tool', other: 'other' };
@@ -44,7 +47,9 @@ export function viewMap(input: ViewMapInput, maxRows = MAX_ROWS): ViewRow[] {
   let run: ViewRow | undefined;
   for (let i = 0; i < input.kinds.length; i++) {
     const gone: MessageState = i < input.summarizedUpTo ? 'summarized' : 'dropped';
-    const state: MessageState = i < input.covered ? (kept.has(i) ? 'kept' : gone) : input.cleared.has(i) ? 'cleared' : 'kept';
+    const left: MessageState = i < input.covered ? (kept.has(i) ? 'kept' : gone) : input.cleared.has(i) ? 'cleared' : 'kept';
+    // Left out of the view, then given back to the model by a recall.
+    const state: MessageState = left !== 'kept' && input.recalled?.has(input.pinnedCount + i) ? 'recalled' : left;
     const row: ViewRow = [input.pinnedCount + i, 1, ROLES[input.kinds[i]!], state, input.tokens[input.pinnedCount + i] ?? 0];
     // A summarized or dropped span is one row whatever its length.
     if (state === gone && run && run[3] === state && run[0] + run[1] === row[0]) {

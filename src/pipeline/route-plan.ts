@@ -67,7 +67,7 @@ export interface PlanInput<T> {
 }
 
 /** The view map of a decision (events/view-map.ts): the request's messages and what the view made of each. */
-function viewMapOf<T>(a: Analysis<T>, decision: Decision<T>) {
+function viewMapOf<T>(a: Analysis<T>, decision: Decision<T>, recalled: ReadonlySet<number> | undefined) {
   const { base } = decision;
   const shape = decision.shape ?? base;
   const view = viewMap({
@@ -79,6 +79,7 @@ function viewMapOf<T>(a: Analysis<T>, decision: Decision<T>) {
     kept: shape.kept,
     cleared: shape.cleared,
     summarizedUpTo: base.summary === null ? 0 : base.covered,
+    ...(recalled ? { recalled } : {}),
   });
   return { view, summary_tokens: base.summary === null ? 0 : a.summaryTokens(base.summary) };
 }
@@ -107,7 +108,7 @@ export function createRoutePlan<T>({ deps, tokens, model, budget, identity, comp
     ...(tally && tally.calls > 0 ? summarizerPart(tally) : {}),
     ...(compaction?.ctx.weighed?.costDecision ? { costDecision: compaction.ctx.weighed.costDecision } : {}),
     // The view recap chose (audit mode: would have chosen), message by message, for the event.
-    ...(compaction && decision?.view ? { viewMap: () => viewMapOf(compaction.a, decision) } : {}),
+    ...(compaction && decision?.view ? { viewMap: () => viewMapOf(compaction.a, decision, recall?.recalled) } : {}),
   };
   // Both sides count the tool definitions: what went (or would go) upstream against what the window leaves the prompt.
   if (compaction && budget && planned > budget.prompt) {

@@ -18,6 +18,8 @@ export type RecallOutcome = 'handle' | 'passages' | 'nothing' | 'bad_arguments' 
 export interface RecallAnswer {
   text: string;
   outcome: RecallOutcome;
+  /** Request indices of the passages the answer shows (whole or in part). */
+  shown?: number[];
 }
 
 export interface AnswerOptions {
@@ -52,6 +54,8 @@ export function parseRecallArguments(raw: unknown): Parsed {
   return { query: q, id: handle };
 }
 
+const indexOf = (p: Passage): number[] => (p.index === undefined ? [] : [p.index]);
+
 function header(p: Passage): string {
   return `[id ${p.handle} · ${p.label}]`;
 }
@@ -72,11 +76,11 @@ function wholePassage(p: Passage, query: string, opts: AnswerOptions): RecallAns
   const head = `${RECALL_TOOL_NAME}: ${header(p)}\n`;
   const room = opts.maxTokens - opts.count(head);
   const full = opts.count(p.text);
-  if (full <= room) return { outcome: 'handle', text: head + p.text };
+  if (full <= room) return { outcome: 'handle', text: head + p.text, shown: indexOf(p) };
   const note = `\n[… cut here: ${full} tokens in all, more than this reply has room for; ask with a query to get other parts]`;
   const bodyRoom = room - opts.count(note);
   if (bodyRoom < MIN_PART_TOKENS) return noRoom();
-  return { outcome: 'handle', text: head + cutAround(p.text, query === '' ? -1 : matchAt(p.text, query), bodyRoom, opts.count) + note };
+  return { outcome: 'handle', text: head + cutAround(p.text, query === '' ? -1 : matchAt(p.text, query), bodyRoom, opts.count) + note, shown: indexOf(p) };
 }
 
 function noRoom(): RecallAnswer {
@@ -89,6 +93,7 @@ function matching(passages: readonly Passage[], query: string, opts: AnswerOptio
   let text = `${prefix}${RECALL_TOOL_NAME}: earlier content matching "${query}" (best matches first):`;
   let used = opts.count(text);
   let shown = 0;
+  const indices: number[] = [];
   // Room kept for the closing note, and for counts of pieces that do not quite add up once joined.
   const room = opts.maxTokens - NOTE_TOKENS;
   for (const hit of hits) {
@@ -99,6 +104,7 @@ function matching(passages: readonly Passage[], query: string, opts: AnswerOptio
       text += part;
       used += tokens;
       shown++;
+      indices.push(...indexOf(hit.passage));
       continue;
     }
     // The best match always shows, cut around its match to the room, if the room says anything.
@@ -106,6 +112,7 @@ function matching(passages: readonly Passage[], query: string, opts: AnswerOptio
     if (shown === 0 && bodyRoom >= MIN_PART_TOKENS) {
       text += head + cutAround(hit.text, hit.at, bodyRoom, opts.count);
       shown++;
+      indices.push(...indexOf(hit.passage));
     }
     break;
   }
@@ -116,7 +123,7 @@ function matching(passages: readonly Passage[], query: string, opts: AnswerOptio
     };
   const more = hits.length - shown;
   if (more > 0) text += `\n\n[${more} more matching parts not shown: ask with a narrower query or an id]`;
-  return { outcome: 'passages', text };
+  return { outcome: 'passages', text, shown: indices };
 }
 
 export function answerRecall(rawArguments: unknown, passages: readonly Passage[], opts: AnswerOptions): RecallAnswer {

@@ -22,6 +22,7 @@ function session(room: number, maxHops = 2): RecallSession<ChatMessage> {
     passages: () => passages,
     countItem: (m) => 4 + count(typeof m.content === 'string' ? m.content : '') + count(JSON.stringify(m.tool_calls ?? '')),
     countText: count,
+    recalled: new Set(),
   };
 }
 

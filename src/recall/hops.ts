@@ -98,6 +98,7 @@ export function recallTurn<T, P>(session: RecallSession<T>, wire: RecallWire<T, 
         const share = Math.floor((session.room - used) / (n - i)) - framing;
         const limit = Math.min(session.maxResultTokens, share) - session.countText(notes);
         const answer = answerRecall(call.arguments, session.passages(), { maxTokens: limit, count: session.countText });
+        for (const index of answer.shown ?? []) session.recalled.add(index);
         // Whatever the answer (a problem with the arguments, no room), it is cut to its bound.
         const text = session.countText(answer.text) <= limit ? answer.text : fitTokens(answer.text, limit, session.countText);
         const result = wire.resultItem(call.id, text + notes);

@@ -17,9 +17,9 @@ describe('leftOutPassages', () => {
   it('gives the summarized items (not those kept verbatim) and the cleared results, with stable handles', () => {
     const passages = leftOutPassages(input, { covered: 3, kept: [0], cleared: new Set([4]) });
     expect(passages).toEqual([
-      { handle: 'item-2', label: 'assistant message (summarized)', text: 'read_file({"path":"src/parse.ts"})' },
-      { handle: 'call_a', label: 'tool read_file result (summarized)', text: 'export function parse() { /* MARKER-7 */ }' },
-      { handle: 'call_b', label: 'tool grep result (cleared)', text: 'src/a.ts:1: x' },
+      { handle: 'item-2', label: 'assistant message (summarized)', text: 'read_file({"path":"src/parse.ts"})', index: 2 },
+      { handle: 'call_a', label: 'tool read_file result (summarized)', text: 'export function parse() { /* MARKER-7 */ }', index: 3 },
+      { handle: 'call_b', label: 'tool grep result (cleared)', text: 'src/a.ts:1: x', index: 5 },
     ]);
   });
 

@@ -14,6 +14,8 @@ export interface Passage {
   /** What the passage is, for the model: "tool read_file result (cleared)", "user message (summarized)". */
   label: string;
   text: string;
+  /** Index of its item in the request (the view map marks what a recall gave back). */
+  index?: number;
 }
 
 /** The shape of a view over the items after the pinned block (compaction/layout.ts BaseView). */
@@ -66,6 +68,7 @@ export function leftOutPassages<T>(input: LeftOutInput<T>, shape: ViewShape): Pa
       handle: n.kind === 'result' && n.resultOf !== null ? n.resultOf : `item-${input.offset + i}`,
       label: `${labelOf(n, toolName, m.role)} (${cleared ? 'cleared' : 'summarized'})`,
       text,
+      index: input.offset + i,
     });
   });
   return out;

@@ -17,6 +17,8 @@ export interface RecallSession<T> {
   passages(): readonly Passage[];
   countItem(item: T): number;
   countText(text: string): number;
+  /** Request indices of the left-out items the answers gave back, filled in as the reply goes (the event's view map). */
+  recalled: Set<number>;
 }
 
 export interface SessionInput<T> {
@@ -51,5 +53,6 @@ export function recallSession<T>(input: SessionInput<T>): RecallSession<T> {
     },
     countItem: input.countItem,
     countText: input.countText,
+    recalled: new Set(),
   };
 }

@@ -4,7 +4,7 @@ import type { ConversationKey } from './conversation-key.js';
 export type EventRoute = 'chat' | 'responses' | 'messages';
 
 /** What recap did to one message of a request (events/view-map.ts). */
-export type MessageState = 'pinned' | 'kept' | 'cleared' | 'summarized' | 'dropped' | 'summary';
+export type MessageState = 'pinned' | 'kept' | 'cleared' | 'summarized' | 'dropped' | 'summary' | 'recalled';
 
 /**
  * One row of a request's view map: `count` messages from request index `index`, all of `role`

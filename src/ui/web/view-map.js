@@ -13,6 +13,7 @@ const STATES = {
   summarized: 'summarized',
   dropped: 'dropped (no summary: oldest rounds left out)',
   summary: 'recap’s earlier summary, sent back (replaced)',
+  recalled: 'recalled (left out, then given back to the model by recap_recall)',
 };
 
 /**
