@@ -23,6 +23,18 @@ describe('responsesRecall.replyCalls', () => {
     expect(found).toEqual({ calls: [{ id: 'c1', arguments: '{"query":"MARK-7"}' }], assistant: [encrypted, recall('c1')], assistantWith: expect.any(Function), dropped: 1 });
   });
 
+  it('takes a recall call without a usable call_id for recap’s, and names it in the continuation (B25)', () => {
+    for (const callId of [undefined, null, 7, '']) {
+      const { call_id: _id, ...call } = recall('x');
+      const found = responsesRecall.replyCalls({ output: [{ ...call, ...(callId === undefined ? {} : { call_id: callId }) }] })!;
+      expect(found.calls).toHaveLength(1);
+      const id = found.calls[0]!.id;
+      expect(id).toMatch(/^call_recap_/);
+      expect(found.assistant[0]!.call_id).toBe(id);
+      expect(responsesRecall.resultItem(id, 'text').call_id).toBe(id);
+    }
+  });
+
   it('is null for a reply that makes no recall', () => {
     expect(responsesRecall.replyCalls({ output: [clientCall] })).toBeNull();
     expect(responsesRecall.replyCalls({ output: 'x' })).toBeNull();
