@@ -31,7 +31,7 @@ beforeAll(async () => {
     background: { enabled: false },
   });
   cleanup = config.cleanup;
-  recap = await startRecapProcess(config.file, { startTimeoutMs: 90_000 });
+  recap = await startRecapProcess(config.file, {}, { startTimeoutMs: 90_000 });
 }, 120_000);
 afterAll(async () => {
   await recap?.stop();
