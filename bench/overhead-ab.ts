@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildRecap, removeBuild } from './overhead-build.js';
 import { msPerRequest, snapshot } from './overhead-cpu.js';
-import { type GrowthLabel, type GrowthPathName, type GrowthPattern, prepareSize } from './overhead-growth.js';
+import { type GrowthLabel, type GrowthPathName, type GrowthPattern, type GrowthSetup, prepareSize } from './overhead-growth.js';
 import { growthBody } from './overhead-growth-bodies.js';
 import { GROWTH_HEADERS, growthConfigYaml } from './overhead-growth-targets.js';
 import { clientFor, roundTrip } from './overhead-latency.js';
@@ -59,12 +59,16 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
   const sink = await startScript('sink', ['bench/overhead-sink.ts']);
   const sides: Side[] = [];
   try {
-    for (const [name, cli] of [
-      [ref, theirs],
-      ['working tree', mine],
+    // AB_SETUP=memory,caller runs the working tree's side with the in-memory store and the caller's
+    // own credential (either or both): with REF the working tree's HEAD, what the setup itself costs.
+    const setup = process.env.AB_SETUP?.split(',') ?? [];
+    const mineSetup: GrowthSetup = { store: setup.includes('memory') ? 'memory' : 'redis', credential: setup.includes('caller') ? 'caller' : 'client' };
+    for (const [name, cli, own] of [
+      [ref, theirs, { store: 'redis', credential: 'client' }],
+      [setup.length ? `working tree (${setup.join(', ')})` : 'working tree', mine, mineSetup],
     ] as const) {
-      const yaml = `${growthConfigYaml(sink.url, [size.model], { store: 'redis', credential: 'client' })}store:\n  key_prefix: recap-ab-${process.pid}-${sides.length}\n`;
-      const recap = await startRecapChild(sink.url, [cli], 1, { configYaml: yaml, readStdout: true });
+      const yaml = `${growthConfigYaml(sink.url, [size.model], own)}store:\n  key_prefix: recap-ab-${process.pid}-${sides.length}\n`;
+      const recap = await startRecapChild(sink.url, [cli], 1, { configYaml: yaml, readStdout: true, ...(own.store === 'memory' ? { env: { REDIS_URL: undefined } } : {}) });
       const side = { name, recap, log: [] };
       collect(recap, side.log);
       sides.push(side);
