@@ -63,6 +63,8 @@ async function runWith(answerRoomTokens: number | undefined): Promise<ProbeRow[]
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench', 'x-conversation-id': 'recall-room' },
       body: JSON.stringify({ model: MODEL, messages, tools: TOOLS }),
+    }).catch((err: unknown) => {
+      throw new Error(`request failed: ${String((err as { cause?: unknown }).cause ?? err)}`);
     });
     const body = (await res.json()) as { choices?: { message?: { content?: string } }[] };
     if (res.status !== 200) throw new Error(`recap answered ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);

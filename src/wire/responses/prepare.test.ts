@@ -96,26 +96,33 @@ describe('the Responses route before the engine', () => {
     expect(responsesPromptTokens({ ...over, input: plan.view! })).toBeLessThanOrEqual(messagesBudget);
   });
 
-  it('plans for recap_recall as one more tool where it may be offered, and offers it once the view leaves something out', async () => {
+  it('plans for recap_recall as one more tool of the views that carry it, and offers it once the view leaves something out', async () => {
     const withRecall = chatToolsTokens(INSTRUCTIONS, [...TOOLS, JSON.parse(RESPONSES_RECALL_TOOL_JSON)]);
-    const messagesBudget = 20000 - 19000 - withRecall;
+    const withoutRecall = chatToolsTokens(INSTRUCTIONS, TOOLS);
     const items: ResponseItem[] = [...OPENING];
     const body = (extra: Partial<ResponsesRequest> = {}) => request([...items], { model: 'gpt-recall', max_output_tokens: 19000, ...extra });
-    while (responsesPromptTokens(body()) <= messagesBudget) {
-      items.push(
-        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Checked one more pod: restarted with exit code 137.' }] },
-        { role: 'user', content: 'And the next?' },
-      );
-    }
+    const grow = (limit: number) => {
+      while (responsesPromptTokens(body()) <= limit) {
+        items.push(
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Checked one more pod: restarted with exit code 137.' }] },
+          { role: 'user', content: 'And the next?' },
+        );
+      }
+    };
+    grow(20000 - 19000 - withRecall);
+    // Over the window less the tools with recap_recall, but under it less the client's tools alone:
+    // as the client sent it, it fits, so it goes as sent, with no tool added (B31).
+    expect(responsesPromptTokens(body())).toBeLessThanOrEqual(20000 - 19000 - withoutRecall);
+    const asSent = (await prepare(body())).plan;
+    expect(asSent.headers['x-recap-action']).toBe('none');
+    expect(asSent.recall).toBeUndefined();
+    grow(20000 - 19000 - withoutRecall);
     const { plan } = await prepare(body());
     expect(plan.headers['x-recap-action']).toBe('degraded');
     expect(plan.recall).toBeDefined();
-    // Under the window less the client's tools alone, but over it with recap_recall: compacted all the same.
-    expect(responsesPromptTokens(body())).toBeLessThanOrEqual(20000 - 19000 - chatToolsTokens(INSTRUCTIONS, TOOLS));
-    // Never beside tool_choice none: the budget is the client's tools' alone again, and nothing is offered.
+    // Never beside tool_choice none: nothing is offered.
     const refused = (await prepare(body({ tool_choice: 'none' }))).plan;
     expect(refused.recall).toBeUndefined();
-    expect(refused.headers['x-recap-action']).toBe('none');
   });
 
   it('names the conversation by its opening: instructions, the leading items and the first user item', async () => {
