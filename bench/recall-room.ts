@@ -10,7 +10,7 @@ import { taskHistory } from './agent-task-recall.js';
 import { TOOLS } from './agent-task-script.js';
 import { SUMMARIZER_MODEL } from './agent-task-variants.js';
 
-// Recall near the budget: the agent task replayed through recap step by step at a small window, as
+// Recall near the budget: the agent task replayed through recap step by step at small windows, as
 // its harness sends it (the whole history every step, so recap's checkpoints build as in use); at
 // a few late steps, the identifiers recap's view no longer holds are asked for ("an identifier
 // beginning with …", as `recap eval` asks), and the fake model, which knows only what it is sent,
@@ -18,9 +18,12 @@ import { SUMMARIZER_MODEL } from './agent-task-variants.js';
 // request's budget less what recap forwarded) and whether the identifier came back. Once with no
 // room kept for a recall answer (recall.answer_room_tokens 0), once with the default.
 
-const MODEL = 'gpt-bench-recall-16k';
-const CONTEXT_WINDOW = 16_384;
-const MAX_OUTPUT_TOKENS = 2_048;
+const MODEL = 'gpt-bench-recall';
+/** Small windows: the smaller, the closer to the trigger a view runs between compactions. */
+const WINDOWS = [
+  { context_window: 16_384, max_output_tokens: 2_048 },
+  { context_window: 8_192, max_output_tokens: 1_024 },
+];
 const LAST_STEP = 120;
 /** Every step of the last 25: the view's room runs from what compaction leaves down to the trigger. */
 const PROBE_STEPS = Array.from({ length: 25 }, (_, i) => LAST_STEP - 24 + i);
@@ -36,7 +39,7 @@ interface ProbeRow {
   recalled: boolean;
 }
 
-async function runWith(answerRoomTokens: number | undefined): Promise<ProbeRow[]> {
+async function runWith(window: (typeof WINDOWS)[number], answerRoomTokens: number | undefined): Promise<ProbeRow[]> {
   const fake = await startFakeUpstream({ summarizerModel: SUMMARIZER_MODEL, maxRecorded: 4 });
   const config = parseConfig(
     JSON.stringify({
@@ -47,8 +50,7 @@ async function runWith(answerRoomTokens: number | undefined): Promise<ProbeRow[]
         {
           match: MODEL,
           upstream: 'fake',
-          context_window: CONTEXT_WINDOW,
-          max_output_tokens: MAX_OUTPUT_TOKENS,
+          ...window,
           compaction: { strategy: 'summarize', summarizer: { model: SUMMARIZER_MODEL } },
           recall: answerRoomTokens === undefined ? {} : { answer_room_tokens: answerRoomTokens },
         },
@@ -113,24 +115,22 @@ function share(rows: readonly ProbeRow[]): string {
 
 /** `npm run bench -- recall-room`: the table, and bench/results/recall-room.json. */
 export async function runRecallRoomBench(): Promise<void> {
-  const runs = [
-    { room_kept: 0, rows: await runWith(0) },
-    { room_kept: 'default (500)', rows: await runWith(undefined) },
-  ];
+  const runs: { window: number; room_kept: number | string; rows: ProbeRow[] }[] = [];
+  for (const window of WINDOWS) {
+    runs.push({ window: window.context_window, room_kept: 0, rows: await runWith(window, 0) });
+    runs.push({ window: window.context_window, room_kept: 'default (500)', rows: await runWith(window, undefined) });
+  }
   const lines = [
-    `| room kept for a recall answer | probes | recalled at the last step (${LAST_STEP}) | all steps | ${BUCKETS.map(([b]) => `room ${b}`).join(' | ')} | least room |`,
-    `| --- | --- | --- | --- | ${BUCKETS.map(() => '---').join(' | ')} | --- |`,
+    `| window | room kept for a recall answer | probes | recalled at the last step (${LAST_STEP}) | all steps | ${BUCKETS.map(([b]) => `room ${b}`).join(' | ')} | least room |`,
+    `| --- | --- | --- | --- | --- | ${BUCKETS.map(() => '---').join(' | ')} | --- |`,
   ];
-  for (const { room_kept, rows } of runs) {
+  for (const { window, room_kept, rows } of runs) {
     const cells = BUCKETS.map(([, test]) => share(rows.filter((r) => test(r.room))));
     lines.push(
-      `| ${room_kept} | ${rows.length} | ${share(rows.filter((r) => r.step === LAST_STEP))} | ${share(rows)} | ${cells.join(' | ')} | ${Math.min(...rows.map((r) => r.room))} |`,
+      `| ${window} | ${room_kept} | ${rows.length} | ${share(rows.filter((r) => r.step === LAST_STEP))} | ${share(rows)} | ${cells.join(' | ')} | ${Math.min(...rows.map((r) => r.room))} |`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   const out = join(import.meta.dirname, 'results', 'recall-room.json');
-  await writeFile(
-    out,
-    `${JSON.stringify({ bench: 'recall-room', node: process.version, model: { context_window: CONTEXT_WINDOW, max_output_tokens: MAX_OUTPUT_TOKENS }, probe_steps: PROBE_STEPS, runs }, null, 2)}\n`,
-  );
+  await writeFile(out, `${JSON.stringify({ bench: 'recall-room', node: process.version, windows: WINDOWS, probe_steps: PROBE_STEPS, runs }, null, 2)}\n`);
 }
