@@ -79,3 +79,10 @@ export function processOfLocalPort(port: number, candidates: readonly number[]):
     }
   });
 }
+
+/** A process's resident memory now and at its peak so far (VmRSS, VmHWM), in MiB. */
+export function residentMemory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pastedLogBody } from '../../bench/hardening-bodies.js';
 import { type FakeUpstream, startFakeUpstream } from '../../src/dev/fake-upstream.js';
 import { prose } from '../helpers/conversation.js';
+import { residentMemory } from '../helpers/procfs.js';
 import { type RecapProcess, startRecapProcess, writeConfigFile } from '../helpers/recap-process.js';
 
 // recap as its own OS process, fed big bodies several at a time: 5 MB messages, 10,000-message
@@ -50,13 +50,6 @@ afterAll(async () => {
   await fake?.close();
   await cleanup?.();
 });
-
-/** Resident memory now and at its peak so far, in MiB, from /proc. */
-function memory(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
-}
 
 async function post(body: BodyInit): Promise<number | string> {
   try {
@@ -137,9 +130,9 @@ describe('memory under big bodies', () => {
         );
     }
 
-    const atRest = memory(recap.pid);
+    const atRest = residentMemory(recap.pid);
     const [statuses, streamed] = await Promise.all([inPool(jobs, CONCURRENCY), slowReader(128 * MB)]);
-    const after = memory(recap.pid);
+    const after = residentMemory(recap.pid);
     const figures = `at rest ${atRest.rss.toFixed(0)} MiB (peak so far ${atRest.peak.toFixed(0)}), peak after ${after.peak.toFixed(0)} MiB`;
 
     expect(streamed).toBe(128 * MB);

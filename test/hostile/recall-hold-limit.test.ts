@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../../src/dev/fake-upstream.js';
+import { residentMemory } from '../helpers/procfs.js';
 import { type RecapProcess, startRecapProcess, writeConfigFile } from '../helpers/recap-process.js';
 import { RECALL_MODEL, recallCall, recallModel, taskHistory } from '../helpers/recall-task.js';
 
@@ -39,12 +39,6 @@ afterAll(async () => {
   await cleanup?.();
 });
 
-function peakMb(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
-}
-
 /** A chat completion of about `bytes`, its text one long content. */
 function bigCompletion(bytes: number): Buffer {
   const head = `{"id":"chatcmpl-big","object":"chat.completion","created":1,"model":"${RECALL_MODEL}","choices":[{"index":0,"message":{"role":"assistant","content":"`;
@@ -64,7 +58,7 @@ async function ask(conversation: string, stream = false) {
 
 describe('a reply offered recall past the hold limit', () => {
   it('goes on to the client as it comes (a first reply) or ends as a clear error (a continuation), within bounded memory', async () => {
-    const atRest = peakMb(recap.pid);
+    const atRest = residentMemory(recap.pid);
     const big = bigCompletion(BIG);
 
     fake.enqueue({ body: big, headers: { 'content-type': 'application/json' } });
@@ -85,7 +79,7 @@ describe('a reply offered recall past the hold limit', () => {
     expect(streamed.status).toBe(200);
     expect(streamed.body.toString()).toContain('upstream_reply_too_large');
 
-    const after = peakMb(recap.pid);
+    const after = residentMemory(recap.pid);
     const figures = `at rest ${atRest.rss.toFixed(0)} MiB (peak so far ${atRest.peak.toFixed(0)}), peak after ${after.peak.toFixed(0)} MiB`;
     process.stdout.write(`recall hold limit: ${figures}\n`);
     expect(after.peak - Math.max(atRest.rss, atRest.peak), figures).toBeLessThan(PEAK_BOUND_MB);
