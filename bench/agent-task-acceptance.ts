@@ -3,7 +3,7 @@ import { TOOLS_TOKENS, type VariantName } from './agent-task-variants.js';
 import type { VariantMeasures } from './conversation-measure.js';
 import type { Check } from './long-conversation-acceptance.js';
 
-// What the agent-task bench exists to check (issues 16 and 17, DESIGN rules 1, 2, 9, 10, 11), each
+// What the agent-task bench exists to check (issues 16 and 17, docs/design.md rules 1, 2, 9, 10, 11), each
 // with the value it saw, so a failing run says what is off and by how much.
 
 export function acceptance(results: Record<VariantName, VariantMeasures>, shapes: Record<VariantName, Shape>): Check[] {

@@ -37,7 +37,7 @@ export const TASK: BenchMessage = {
     'test, and make `npm test -- settlement` pass. Do not change the public API of src/ledger/index.ts.',
 };
 
-/** Sent by the harness after a step in the middle of the task: a later instruction (DESIGN rule 2). */
+/** Sent by the harness after a step in the middle of the task: a later instruction (docs/design.md rule 2). */
 export const REMINDER: BenchMessage = {
   role: 'developer',
   content: 'Harness reminder: every commit message must start with PAY-4411, and run `npm test -- settlement` before you report.',

@@ -24,7 +24,7 @@ export const TOOLS_TOKENS = createTokenCounter({ encoding: 'o200k_base' }).count
   messages: [{ role: 'system', content: SYSTEM_PROMPT }],
   tools: TOOLS,
 } as ChatRequest);
-/** DESIGN rule 3: context window minus output reservation minus the tools definitions. */
+/** docs/design.md rule 3: context window minus output reservation minus the tools definitions. */
 export const BUDGET = CONTEXT_WINDOW - MAX_OUTPUT_TOKENS - TOOLS_TOKENS;
 export const MAIN_LATENCY_MS = 200;
 export const SUMMARIZER_LATENCY_MS = 1_500;

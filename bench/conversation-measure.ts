@@ -10,7 +10,7 @@ import type { ClientTurn, Drive } from './bench-recap.js';
 // Shared by the long-conversation and agent-task benches.
 
 export interface MeasureSetup {
-  /** Tokens the messages of one request may use (DESIGN rule 3). */
+  /** Tokens the messages of one request may use (docs/design.md rule 3). */
   budget: number;
   /** recap "held" a turn when more than this passed between its receipt and the upstream's. */
   waitThresholdMs: number;

@@ -1,4 +1,4 @@
-// The dashboard's screenshots in docs/ (README shows them): recap on the fake upstream, the traffic
+// The dashboard's screenshots in docs/ (README and docs/dashboard.md show them): recap on the fake upstream, the traffic
 // the browser test is shown (test/helpers/dashboard-traffic.ts) plus a pass-through request and an
 // upstream error, and each page in Debian's headless Chromium as the admin token sees it, at
 // desktop width and at a phone's (390 px: dashboard-phone-*.png).

@@ -14,7 +14,7 @@ import { trailFigures } from './eval-example-trail.js';
 
 // `recap eval` on the shipped example (examples/conversations/support-ticket.json) against the
 // fake upstream, with its extractive and its lossy summarizer, the ledger on and off, and a few
-// summary sizes: the figures of README "recap eval", each view without and with recap_recall (and
+// summary sizes: the figures of docs/eval.md, each view without and with recap_recall (and
 // what the recalls cost: calls, hops, upstream tokens and time). Then what the ledger costs in CPU, on the
 // example's evicted span and on a span holding a 5 MB tool result.
 // Run: npm run bench -- eval-example

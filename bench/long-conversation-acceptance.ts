@@ -1,7 +1,7 @@
 import type { VariantMeasures } from './conversation-measure.js';
 import type { VariantName } from './long-conversation-variants.js';
 
-// The figures the long-conversation bench exists to check (DESIGN rules 4, 9, 10; issue 17), each
+// The figures the long-conversation bench exists to check (docs/design.md rules 4, 9, 10; issue 17), each
 // with the value it saw, so a failing run says what is off and by how much.
 
 export interface Check {

@@ -10,7 +10,7 @@ export const MODEL = 'gpt-bench-32k';
 export const SUMMARIZER_MODEL = 'gpt-bench-summarizer';
 export const CONTEXT_WINDOW = 32_768;
 export const MAX_OUTPUT_TOKENS = 4_096;
-/** DESIGN rule 3 for a request without tools or max_tokens: context window minus output reservation. */
+/** docs/design.md rule 3 for a request without tools or max_tokens: context window minus output reservation. */
 export const BUDGET = CONTEXT_WINDOW - MAX_OUTPUT_TOKENS;
 export const MAIN_LATENCY_MS = 200;
 export const SUMMARIZER_LATENCY_MS = 1_500;

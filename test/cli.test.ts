@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from './helpers/harness.js';
 import { freePorts } from './helpers/redis-process.js';
 
-// The CLI contract of DESIGN.md, driven as a user would: a separate process.
+// The CLI contract (docs/cli.md), driven as a user would: a separate process.
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..');

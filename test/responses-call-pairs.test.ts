@@ -4,7 +4,7 @@ import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
 import { logPart } from './helpers/agent-task.js';
 import { type Harness, SUMMARIZER, startHarness } from './helpers/harness.js';
 
-// README, Responses route: a `function_call`, `custom_tool_call` or any other `*_call` item opens a
+// docs/routes.md, "The Responses API": a `function_call`, `custom_tool_call` or any other `*_call` item opens a
 // step with the `*_output` items of its `call_id`. Through compaction (summaries, cleared outputs)
 // a call and its outputs are kept or dropped together: no forwarded `input` holds an output
 // without its call, or a call without its outputs, whatever the kind of call.

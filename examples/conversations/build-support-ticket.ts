@@ -1,4 +1,4 @@
-// Builds support-ticket.json, the example conversation of `recap eval` (README "recap eval"):
+// Builds support-ticket.json, the example conversation of `recap eval` (docs/eval.md):
 //   npx tsx examples/conversations/build-support-ticket.ts
 // A billing support engineer works through 30 incidents with an assistant over 300 turns: each
 // incident has its ticket, order, amounts, files, hosts, error codes, a tool lookup, findings, a

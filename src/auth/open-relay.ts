@@ -13,5 +13,5 @@ export function openRelayWarning(config: Config): string | undefined {
     .filter(([, u]) => u.api_key !== undefined)
     .map(([name]) => name);
   if (keyed.length === 0) return undefined;
-  return `open relay: upstream ${keyed.map((n) => `"${n}"`).join(', ')} has its own api_key and no clients are configured, so anyone who can reach recap (listening on ${config.server.host}) spends that key. Configure clients (see README, "Running recap in front of shared keys") or listen on 127.0.0.1 only.`;
+  return `open relay: upstream ${keyed.map((n) => `"${n}"`).join(', ')} has its own api_key and no clients are configured, so anyone who can reach recap (listening on ${config.server.host}) spends that key. Configure clients (see docs/shared-keys.md) or listen on 127.0.0.1 only.`;
 }

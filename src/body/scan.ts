@@ -1,6 +1,6 @@
 // Where the members of a JSON object and the elements of a JSON array sit in the raw bytes, so
 // that a route can replace one member's bytes and forward every other byte as the client wrote
-// it (DESIGN rule 12), and find a key given twice. A scanner of structure only: it follows
+// it (docs/design.md rule 12), and find a key given twice. A scanner of structure only: it follows
 // strings, escapes, nesting, colons and commas; JSON.parse still reads the values. Strings are
 // skipped with Buffer.indexOf (memchr), so a body that is mostly text costs little more than a
 // pass over its quotes; the rest is one loop over the bytes outside strings, never recursion.

@@ -3,7 +3,7 @@ import type { WalkedMember } from './parse-sliced.js';
 import { arrayElements, OPEN_ARRAY, objectMembers, type Span, skipWhitespace } from './scan.js';
 import { stringifyJson } from './stringify.js';
 
-// DESIGN rule 12: when recap rewrites a request, only the array it compacts (`messages`, `input`)
+// docs/design.md rule 12: when recap rewrites a request, only the array it compacts (`messages`, `input`)
 // changes. The new array goes into the client's bytes in place of the old one; every other byte
 // (numbers such as `seed` 9007199254740993 or 1e400 that a JSON round trip would change, key order,
 // spacing, escapes) reaches the upstream as the client wrote it. Inside the array, each item the

@@ -5,7 +5,7 @@ import { isBpeSafeCut, piecesForCounting } from './split.js';
 import { headChars } from './text.js';
 
 // An evicted span bigger than the summarizer model takes is summarized in chunks, each call
-// carrying the result of the one before (DESIGN rule 5), so the last result covers the whole span.
+// carrying the result of the one before (docs/design.md rule 5), so the last result covers the whole span.
 
 // A long entry is counted a piece at a time (split.ts cuts it where the counts add up), once,
 // with a pause between pieces: tokenizing a pasted log of megabytes takes seconds.

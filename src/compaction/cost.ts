@@ -1,6 +1,6 @@
 import type { Layout } from './layout.js';
 
-// Planning by cost (DESIGN rule 14): pure arithmetic on token counts and prices, no I/O.
+// Planning by cost (docs/design.md rule 14): pure arithmetic on token counts and prices, no I/O.
 //
 // Providers cache prompt prefixes, so sending the whole growing history costs, per call, the
 // cached price on what was sent before plus the input (or write) price on what is new. A

@@ -1,4 +1,4 @@
-// The identifiers of a text that a summary must not lose (DESIGN rule 5): ticket-style ids, file
+// The identifiers of a text that a summary must not lose (docs/design.md rule 5): ticket-style ids, file
 // paths, URLs, hashes, quoted code names, numbers with units, error codes, versions, addresses.
 // Summarizers paraphrase them ("the ticket", "a config file") or mangle their digits; recap's
 // ledger (ledger.ts) carries the ones a summary lacks, verbatim. Patterns are deterministic and

@@ -1,6 +1,6 @@
 // Tool-call arguments (and many tools' outputs) are JSON text. Read as raw text, their escapes leak
 // into what looks like identifiers: `"…\nos.makedirs(d)"` reads as `nos.makedirs`, `\"/returncode`
-// as `/returncode`. The ledger reads the values such a text holds instead (DESIGN rule 5).
+// as `/returncode`. The ledger reads the values such a text holds instead (docs/design.md rule 5).
 
 const ESCAPE = /\\(?:u[0-9a-fA-F]{4}|["\\/bfnrt])/g;
 

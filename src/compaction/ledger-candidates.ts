@@ -7,7 +7,7 @@ import { redact } from './redact.js';
 import { contentText, headChars, tailChars } from './text.js';
 import { boundedCallArguments } from './tool-calls.js';
 
-// What the ledger should carry, ranked by provenance (DESIGN rule 5): what the task and the other
+// What the ledger should carry, ranked by provenance (docs/design.md rule 5): what the task and the other
 // user, system and developer messages stated first, then the arguments of tool calls (the paths
 // and ids the agent acted on: the artifact trail), then assistant text (and the previous summary's
 // own text), then tool outputs, which are bulky and mostly noise. Within a class an identifier

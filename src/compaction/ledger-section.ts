@@ -1,4 +1,4 @@
-// The ledger's section inside a summary (DESIGN rule 5): a heading recap recognises, then one line
+// The ledger's section inside a summary (docs/design.md rule 5): a heading recap recognises, then one line
 // per provenance, saying in a word where its identifiers came from, then the identifiers, best
 // first: `- call: src/app/main.ts, src/app/db.ts`. (A word per line costs far less of the summary's
 // size than a word per identifier: about a quarter more identifiers fit.) The section is read back

@@ -4,7 +4,7 @@ import { mentions } from './identifiers.js';
 import { entryMinBytes, entryTokens, LEDGER_HEADING, type LedgerEntry, type Provenance, splitLedger, withLedger } from './ledger-section.js';
 import { FRAMING_ALLOWANCE } from './validate-summary.js';
 
-// The identifier ledger (DESIGN rule 5). A summarizer drops or paraphrases identifiers, and each
+// The identifier ledger (docs/design.md rule 5). A summarizer drops or paraphrases identifiers, and each
 // carry-over loses more; after a few generations the ticket number of turn 3 is gone. recap
 // extracts the identifiers of the evicted messages and of the previous summary itself, ranked by
 // where they came from (ledger-candidates.ts), and those the new summary lacks are appended

@@ -3,7 +3,7 @@ import { wrap } from './delimiters.js';
 import { redact } from './redact.js';
 
 // What the summarizer model is asked. It receives the previous summary and only the newly evicted
-// messages, and returns one integrated summary (DESIGN rule 5): a summary is carried over, never
+// messages, and returns one integrated summary (docs/design.md rule 5): a summary is carried over, never
 // summarized again on its own. `compaction.prompt` replaces the instructions; the notice that the
 // input is data, the length limit and the delimited input are recap's and always added, so an
 // override cannot drop the defence against instructions planted in the conversation.

@@ -1,4 +1,4 @@
-// Secrets are redacted from everything recap sends to the summarizer (DESIGN rule 5): a summary
+// Secrets are redacted from everything recap sends to the summarizer (docs/design.md rule 5): a summary
 // outlives the request, is stored, and goes to a model the user did not pick for that content.
 // Patterns run most specific first, so a key gets its own kind. The named groups `pre` and `post`
 // are kept around the redaction (a label such as `Bearer ` or `"token": "`). `[REDACTED:` is never

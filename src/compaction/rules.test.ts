@@ -4,7 +4,7 @@ import { type RequestPath, SECRET, startRequestPath, TENANT, transcriptOf } from
 import { summaryCodec } from './summary-message.js';
 import { renderTranscript } from './transcript.js';
 
-// The rules of DESIGN.md pinned end to end on the request path (planCompaction → decide → the
+// The rules of docs/design.md pinned end to end on the request path (planCompaction → decide → the
 // route plan, with the in-memory store and the summarizer on the fake upstream), with a fake token
 // count (`tokens` on a message, else 10) in place of the tokenizer. The generated conversations of
 // pipeline/compaction-invariants.test.ts check the same rules at random.

@@ -1,7 +1,7 @@
 import { runSync, STEP_EVERY, type Steps } from '../slicing/slicer.js';
 import type { ItemKind, NeutralItem } from './items.js';
 
-// Where recap may cut a conversation (DESIGN rule 1). After the pinned block, items group into
+// Where recap may cut a conversation (docs/design.md rule 1). After the pinned block, items group into
 // units: a round's head (its user message), steps (one assistant turn: consecutive assistant-side
 // items plus the results of their calls, parallel calls included), instructions and other items.
 // A cut falls between two units, never inside one, so a tool call is never separated from its

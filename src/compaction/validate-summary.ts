@@ -1,5 +1,5 @@
 // A summary is only worth storing if it saves room. An empty reply, one over the limit, or one
-// no smaller than what it replaces sends the request down the degraded path (DESIGN rule 8).
+// no smaller than what it replaces sends the request down the degraded path (docs/design.md rule 8).
 
 export type SummaryVerdict = 'ok' | 'empty' | 'too_long' | 'not_smaller';
 

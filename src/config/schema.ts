@@ -143,7 +143,7 @@ export const modelSchema = z
     calibrate: z.boolean().optional(),
     compaction: compactionSchema.default(compactionSchema.parse({ strategy: 'off' })),
     recall: recallSchema.default(recallSchema.parse({})),
-    // With prices, compaction is planned by cost (DESIGN rule 14; compaction/cost.ts) and requests report what they cost.
+    // With prices, compaction is planned by cost (docs/design.md rule 14; compaction/cost.ts) and requests report what they cost.
     pricing: pricingSchema.optional(),
   })
   .strict();

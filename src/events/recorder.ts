@@ -10,7 +10,7 @@ import { eventFromLog } from './event-from-log.js';
 
 // Writes the events after their responses, off the request path: record() only queues, and the
 // queue is bounded (past events.queue_max new events are dropped and counted), so a slow or
-// unreachable store never delays, fails or piles up behind a response (DESIGN rule 8). Events are
+// unreachable store never delays, fails or piles up behind a response (docs/design.md rule 8). Events are
 // written in batches, a batch FLUSH_MS after its first event (or once it holds BATCH_MAX): the
 // store is then asked once per batch, in one round trip, instead of several times per request.
 

@@ -2,7 +2,7 @@ import type { Logger } from './logger.js';
 import type { RequestLog } from './request-log.js';
 
 // A caller without any credential (plain curl) keeps no records unless server.anonymous is
-// `shared` (DESIGN: tenancy): each of its over-budget requests is compacted again from scratch.
+// `shared` (docs/design.md rule 7, tenancy): each of its over-budget requests is compacted again from scratch.
 // The first time that happens the log says so, once per process, and the dashboard carries a line.
 
 export const ANONYMOUS_NOTICE =

@@ -158,7 +158,7 @@ async function worthPreparing<T>(ctx: StepContext, a: Analysis<T>, from: Base, b
  * What a queued job keeps of its request: nothing that reaches the request or response objects
  * (their headers hold the client's credential). The client's Authorization is kept only when the
  * summarizer's upstream has no key of its own, because the summarizer call must then
- * authenticate as the client (README, Secrets): until the job has run.
+ * authenticate as the client (docs/reliability-and-security.md, Secrets): until the job has run.
  */
 function backgroundContext(ctx: StepContext, signal: AbortSignal): StepContext {
   const summarizer = ctx.model.compaction.summarizer!;

@@ -10,7 +10,7 @@ import type { ChatMessage } from '../messages/types.js';
 import { conversations, type GeneratedConversation, text } from './conversations.case.js';
 import { type PathOutcome, type PathScenario, type RequestPath, SECRET, type Session, startRequestPath, TENANT } from './request-path.case.js';
 
-// DESIGN rules 1, 2, 4, 8, 9 and 11 as properties of what the request path forwards, on generated
+// docs/design.md rules 1, 2, 4, 8, 9 and 11 as properties of what the request path forwards, on generated
 // conversations (chats and long tool-using tasks, with later instructions and harness notes),
 // budgets and ratios, clearing on or off, the opening task's share, a stored checkpoint or none,
 // and summarizer replies that are accepted, too long, empty or failing (the degraded path). The requests go through the production path
@@ -193,7 +193,7 @@ function expectInvariants({ conversation, knobs: s, stored }: Expectation, messa
   if (s.keepInstructions) for (const m of instructions) expect(view).toContain(m);
 }
 
-/** What the caller's standing allows (README "Running recap in front of shared keys", rule 8). */
+/** What the caller's standing allows (docs/shared-keys.md, rule 8). */
 function expectCallerRules(s: Knobs, outcome: PathOutcome): void {
   // No summary is paid for a credential the upstream has not accepted, nor past the tenant's allowance.
   if (s.caller === 'unproven' || s.caller === 'allowance_spent') expect(outcome.inlineCalls).toBe(0);

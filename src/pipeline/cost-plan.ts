@@ -5,7 +5,7 @@ import { modelPrices, summarizerPrices } from '../pricing/model-prices.js';
 import type { Analysis } from './analyze.js';
 import type { Base } from './choose-view.js';
 
-// Planning by cost on the request path (DESIGN rule 14), only for models with `pricing`: the pure
+// Planning by cost on the request path (docs/design.md rule 14), only for models with `pricing`: the pure
 // cost model (compaction/cost.ts) chooses this conversation's lines, which the planner then uses
 // in place of the configured ratios, and weighs the cut the planner made. Without prices the
 // configured ratios stand and nothing here runs.

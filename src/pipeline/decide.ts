@@ -15,7 +15,7 @@ import { claimCompaction, waitForHolders } from './single-flight.js';
 import { checkpointForCut, describeCheckpoint, prefixOfCut, type Strategy } from './span-checkpoint.js';
 import type { StepContext } from './step-context.js';
 
-// What one request's view is (DESIGN "One request": load record → choose the view → plan: fits /
+// What one request's view is (docs/design.md "One request": load record → choose the view → plan: fits /
 // reuse / compact / degrade). A new summary is shared (rule 9): the request that makes it claims
 // its prefix in the conversation's lock table, writes it as a provisional checkpoint as soon as it
 // is validated and lets go of the claim, so requests waiting for it use it at once, however long

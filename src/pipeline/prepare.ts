@@ -17,7 +17,7 @@ import type { PipelineDeps } from './pipeline-deps.js';
 import { createRoutePlan, type PathDeps, type PlanTokens, type RoutePlan } from './route-plan.js';
 import { type StepContext, type SummarizerTally, summarizerRecorder } from './step-context.js';
 
-// The compaction part of a route's request path once its adapter has counted the request (DESIGN
+// The compaction part of a route's request path once its adapter has counted the request (docs/design.md
 // "One request": … → load record → choose the view → plan: fits / reuse / compact / degrade), the
 // same for every wire format. The handler forwards what this returns and calls the plan back as
 // the response goes out.
@@ -194,7 +194,7 @@ function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig
 }
 
 /**
- * The request path from a request read by its format to the plan its handler carries out (DESIGN
+ * The request path from a request read by its format to the plan its handler carries out (docs/design.md
  * "One request": identify → count → load record → choose the view → plan: fits / reuse / compact /
  * degrade), the same for every format: the format counts and names what opens the conversation,
  * the engine plans over its neutral items.

@@ -1,4 +1,4 @@
-// The one tool recap adds to a request once its view left something out (DESIGN rule 13). Its
+// The one tool recap adds to a request once its view left something out (docs/design.md rule 13). Its
 // definition is a constant: the same bytes on every turn, so the upstream's prompt cache holds
 // across the turns that carry it. Each route writes it in its own wire shape from these parts.
 

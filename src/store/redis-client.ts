@@ -1,7 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { parseRedisUrl } from '../config/redis-url.js';
 
-// An ioredis client tuned to fail open (DESIGN rule 8): a command either gets an answer within the
+// An ioredis client tuned to fail open (docs/design.md rule 8): a command either gets an answer within the
 // command timeout or fails at once, and nothing is queued to be replayed after an outage, when it
 // would be stale (a lock or checkpoint written long after its request gave up). A write already on
 // the wire when Redis froze is refused by its own deadline instead (write-deadline.ts).

@@ -7,7 +7,7 @@ import { addEdit } from './checkpoints.js';
 import { RedisStore } from './redis-store.js';
 import { type Store, StoreUnavailableError } from './store.js';
 
-// Failing open (DESIGN rule 8): with Redis gone, every method gives up while it is still gone,
+// Failing open (docs/design.md rule 8): with Redis gone, every method gives up while it is still gone,
 // bounded by its command timeout (well before a sentinel ten times as long), and the same store
 // works again once Redis is back.
 

@@ -9,7 +9,7 @@ export type { ConversationKey } from './conversation-key.js';
 /**
  * "Of the first `prefix` items after the pinned ones, identified by `chainHash`, the first
  * `covered` are summarized as `summary`, except `kept` (shown verbatim after it); of the rest,
- * `cleared` are shown as stubs." (DESIGN rules 1, 6, 11.)
+ * `cleared` are shown as stubs." (docs/design.md rules 1, 6, 11.)
  */
 export interface Checkpoint {
   covered: number;
@@ -87,7 +87,7 @@ export type StoreState = 'ready' | 'connecting' | 'down';
 
 /**
  * Every method either settles within the store's command timeout or rejects with
- * StoreUnavailableError, so a request can always go on without records (DESIGN rule 8).
+ * StoreUnavailableError, so a request can always go on without records (docs/design.md rule 8).
  */
 export interface Store {
   readonly kind: 'memory' | 'redis';

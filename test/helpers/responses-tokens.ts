@@ -1,13 +1,13 @@
 import { getEncoding } from 'js-tiktoken';
 import { countRequest } from '../../src/tokens/count-request.js';
 
-// What a Responses API request costs, worked out here from js-tiktoken and the rules README states,
+// What a Responses API request costs, worked out here from js-tiktoken and the rules docs/routes.md states,
 // independently of recap's counter: each `input` item is counted as the chat message it amounts to
 // (the cookbook's num_tokens_from_messages: 3 tokens of framing, the role, each text), `instructions`
 // as a leading system message, 3 tokens priming the reply. A tool call costs its name, its arguments
 // and 3 tokens (hmarr/openai-chat-tokens); a tool output is a `tool` message of its output;
 // reasoning is the assistant's, counted by its summary and encrypted content. Images cost 85 tokens
-// at `detail: low` and 765 (a 1024x1024 image) otherwise, files 1024, audio 256 (README).
+// at `detail: low` and 765 (a 1024x1024 image) otherwise, files 1024, audio 256 (docs/routes.md).
 
 type Encoding = 'o200k_base' | 'cl100k_base';
 type Item = Record<string, unknown>;

@@ -15,7 +15,7 @@ import { type Harness, LogCapture, SUMMARIZER, smallModel, startHarness, testCon
 // Issue 18 item 5: a background job must not keep the client's credential once its request is done.
 // When the summarizer's upstream has its own key, no job holds the client's Authorization at all;
 // when it has none, the summarizer call must authenticate as the client, so the queued job holds
-// that one header value until it has run (README, Secrets), and nothing holds it afterwards. The
+// that one header value until it has run (docs/reliability-and-security.md, Secrets), and nothing holds it afterwards. The
 // heap snapshot (which collects garbage first) is this process's: recap runs in it.
 
 type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;

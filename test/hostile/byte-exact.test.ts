@@ -3,7 +3,7 @@ import { prose } from '../helpers/conversation.js';
 import { CHAT_RECALL_TOOL_JSON } from '../../src/recall/tool.js';
 import { type Harness, SUMMARIZER, smallModel, startHarness } from '../helpers/harness.js';
 
-// DESIGN rule 12: when recap rewrites a request (a new summary, or a stored one reused), only
+// docs/design.md rule 12: when recap rewrites a request (a new summary, or a stored one reused), only
 // `messages` changes, and `tools` gains recap_recall after the client's own (rule 13). Every other byte of the client's body reaches the upstream as the client
 // wrote it, numbers a JSON round trip would change included (`seed` 9007199254740993 → ...992,
 // `temperature` 1e400 → null, `top_p` -0 → 0), and so does each message recap keeps: byte for byte.

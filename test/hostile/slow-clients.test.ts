@@ -12,7 +12,7 @@ import { chatHead, rawExchange } from '../helpers/raw-http.js';
 
 const HEADERS_MS = 500;
 const REQUEST_MS = 1000;
-// README's 8–16 MB (measured: 8.1–12.4 MB, as Linux grows the loopback sockets' buffers), in bytes, not MiB.
+// docs/reliability-and-security.md's 8–16 MB (measured: 8.1–12.4 MB, as Linux grows the loopback sockets' buffers), in bytes, not MiB.
 const STALLED_AT_MOST = 16_000_000;
 
 let h: Harness;
@@ -98,7 +98,7 @@ describe('slow readers are held back', () => {
     // The socket buffers between the fake, recap and the client fill up, then the fake's writes wait.
     const stalledAt = await settled(() => upstream.floodedBytes ?? 0);
     expect(stalledAt).toBeGreaterThan(0);
-    // README: an unread 128 MB stream stalls the upstream after 8–16 MB (the socket buffers on both sides, and recap's few MB).
+    // docs/reliability-and-security.md: an unread 128 MB stream stalls the upstream after 8–16 MB (the socket buffers on both sides, and recap's few MB).
     expect(stalledAt).toBeLessThanOrEqual(STALLED_AT_MOST);
 
     let received = 0;

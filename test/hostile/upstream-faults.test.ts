@@ -82,7 +82,7 @@ function expectTimeoutError(seen: Seen, status: number | undefined): void {
 
 const faults: { name: string; stream: boolean; reply: ScriptedReply; sees: (s: Seen) => void }[] = [
   { name: 'a stream reset after 300 bytes', stream: true, reply: { ...story, resetAfterBytes: 300 }, sees: expectBroken },
-  // A compacted turn is offered recap_recall (README, Recall): recap reads its JSON reply whole
+  // A compacted turn is offered recap_recall (docs/recall.md): recap reads its JSON reply whole
   // before the client gets a byte, so a reply cut anywhere is recap's 502, not a broken connection.
   { name: 'a JSON reply reset after 20 bytes', stream: false, reply: { resetAfterBytes: 20 }, sees: expectUnreachable },
   { name: 'a JSON reply reset before its first body byte', stream: false, reply: { resetAfterBytes: 0 }, sees: expectUnreachable },

@@ -5,7 +5,7 @@ import { analyze } from '../../pipeline/analyze.js';
 import { asChatMessage, describeResponseItem, responsesWire } from './items.js';
 import type { ResponseItem } from './types.js';
 
-// Responses items as the engine sees them (README "The Responses API"): messages by role, a
+// Responses items as the engine sees them (docs/routes.md, "The Responses API"): messages by role, a
 // `function_call`, `custom_tool_call` or any other `*_call` opens a step with the `*_output` items
 // of its `call_id`, reasoning travels with the step it precedes and is never shown as text.
 

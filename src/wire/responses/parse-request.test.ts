@@ -4,7 +4,7 @@ import { noPause } from '../../slicing/slicer.js';
 import { isCompactable, readResponsesRequest } from './parse-request.js';
 
 // What the Responses route reads of a body (`model`, `input` and the keys that change what recap
-// does) and which requests it may compact: README "The Responses API".
+// does) and which requests it may compact: docs/routes.md, "The Responses API".
 
 const read = (text: string) => readResponsesRequest(Buffer.from(text), noPause);
 
