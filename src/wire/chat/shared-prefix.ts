@@ -1,5 +1,6 @@
-import { withArrayCut } from '../../body/cut-array.js';
+import { parseJsonBody } from '../../body/json-body.js';
 import { replaceDocumentMembers } from '../../body/splice.js';
+import { arrayElements } from '../../body/scan.js';
 import { stringifyJson } from '../../body/stringify.js';
 
 // A summarizer call that rides the conversation's cached prefix (docs/cost.md): the chat body recap
@@ -26,11 +27,19 @@ export interface SharedPrefixCall {
 }
 
 export function sharedPrefixSummaryBody(call: SharedPrefixCall): Buffer {
-  const instruction = stringifyJson({ role: 'user', content: call.instruction });
-  const { bytes, value } = withArrayCut(call.forwarded, 'messages', call.keep, instruction);
+  const body = parseJsonBody(call.forwarded);
+  const messages = body.members?.find((m) => m.key === 'messages');
+  if (!messages) throw new TypeError('the forwarded body has no `messages`');
+  const { raw } = body;
+  const spans = arrayElements(raw, messages.value.start).items;
+  if (call.keep < 1 || call.keep > spans.length) throw new RangeError(`cannot keep ${call.keep} of ${spans.length} messages`);
+  const close = messages.value.end - 1;
+  const instruction = Buffer.from(`,${stringifyJson({ role: 'user', content: call.instruction })}`);
+  const cut = Buffer.concat([raw.subarray(0, spans[call.keep - 1]!.end), instruction, raw.subarray(close)]);
+  const value = body.value as Record<string, unknown>;
   const changes = new Map<string, unknown>([[call.tokenLimitField, call.maxTokens]]);
   if ('stream' in value) changes.set('stream', false);
   if ('stream_options' in value) changes.set('stream_options', null);
   if (Array.isArray(value.tools) && value.tools.length > 0) changes.set('tool_choice', 'none');
-  return replaceDocumentMembers(bytes, changes);
+  return replaceDocumentMembers(cut, changes);
 }
