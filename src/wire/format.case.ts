@@ -1,7 +1,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { expect, it } from 'vitest';
-import { createSeenItems } from '../body/seen-items.js';
 import { documentMembers } from '../body/scan.js';
+import { createSeenItems } from '../body/seen-items.js';
 import type { NeutralItem } from '../compaction/items.js';
 import { errors, RecapError } from '../errors.js';
 import { judgeStreamEnd } from '../http/stream-end.js';

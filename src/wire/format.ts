@@ -1,12 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ItemsOnArrival } from '../body/items-on-arrival.js';
+import type { SeenItems } from '../body/seen-items.js';
 import type { NeutralItem } from '../compaction/items.js';
 import type { ModelConfig } from '../config/config.js';
 import type { RecapError } from '../errors.js';
 import type { StreamEndRule } from '../http/stream-end.js';
 import type { ChatMessage } from '../messages/types.js';
 import type { RecallWire } from '../recall/wire.js';
-import type { ItemsOnArrival } from '../body/items-on-arrival.js';
-import type { SeenItems } from '../body/seen-items.js';
 import type { Pause } from '../slicing/slicer.js';
 import type { EventRoute } from '../store/event-log.js';
 import type { OutputLimits } from '../tokens/budget.js';

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { chatFormat } from './chat/format.js';
 import { chatFixture } from './chat/fixture.case.js';
-import type { AnyWireFormat } from './format.js';
+import { chatFormat } from './chat/format.js';
 import { type FormatFixture, runFormatCases } from './format.case.js';
+import type { AnyWireFormat } from './format.js';
 import { WIRE_FORMATS } from './formats.js';
 import { messagesFixture } from './messages/fixture.case.js';
 import { messagesFormat } from './messages/format.js';
-import { responsesFormat } from './responses/format.js';
 import { responsesFixture } from './responses/fixture.case.js';
+import { responsesFormat } from './responses/format.js';
 
 // Every registered format runs the one contract (format.case.ts); a format is registered in
 // formats.ts and its fixture here, one line each.

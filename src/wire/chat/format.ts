@@ -1,7 +1,7 @@
+import { spliceArray } from '../../body/splice.js';
 import type { ModelConfig } from '../../config/config.js';
 import { leadingHashes } from '../../conversation/identify.js';
 import { errorBody } from '../../errors.js';
-import { spliceArray } from '../../body/splice.js';
 import type { ChatMessage, ChatRequest } from '../../messages/types.js';
 import { recallRefusal } from '../../recall/offer.js';
 import { CHAT_RECALL_TOOL } from '../../recall/tool.js';

@@ -1,9 +1,9 @@
+import { lastPerItem, oncePerItem } from '../../body/once-per-item.js';
+import { withMember } from '../../body/splice.js';
 import { clearedStubText } from '../../compaction/clearing.js';
 import type { NeutralCall, NeutralItem } from '../../compaction/items.js';
 import { contentText } from '../../compaction/text.js';
-import { withMember } from '../../body/splice.js';
 import type { ChatMessage } from '../../messages/types.js';
-import { lastPerItem, oncePerItem } from '../../body/once-per-item.js';
 import type { WireItems } from '../format.js';
 
 // Chat messages as the engine sees them (compaction/items.ts), and the chat form of what recap

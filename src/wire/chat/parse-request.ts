@@ -1,10 +1,10 @@
-import { primeMessageHash } from '../../conversation/canonical.js';
-import { errors } from '../../errors.js';
-import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../../body/json-body.js';
-import type { ChatRequest } from '../../messages/types.js';
 import type { ItemsOnArrival } from '../../body/items-on-arrival.js';
+import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../../body/json-body.js';
 import { oncePerItem } from '../../body/once-per-item.js';
 import type { SeenItems } from '../../body/seen-items.js';
+import { primeMessageHash } from '../../conversation/canonical.js';
+import { errors } from '../../errors.js';
+import type { ChatRequest } from '../../messages/types.js';
 import type { Pause } from '../../slicing/slicer.js';
 import { messageShapeProblem } from './message-shape.js';
 

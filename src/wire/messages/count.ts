@@ -1,11 +1,10 @@
-import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import type { ModelConfig } from '../../config/config.js';
-import { jsonItemHash } from '../../conversation/canonical.js';
-import { stringifyJson } from '../../body/stringify.js';
-import type { ChatMessage } from '../../messages/types.js';
 import { oncePerItem } from '../../body/once-per-item.js';
+import { stringifyJson } from '../../body/stringify.js';
+import type { ModelConfig } from '../../config/config.js';
+import type { ChatMessage } from '../../messages/types.js';
 import type { TokenCounter } from '../../tokens/counter.js';
 import type { CountedItems, ItemCounters } from '../format.js';
+import { hashJsonItems } from '../hash-items.js';
 import { blocksOf } from './items.js';
 import { mediaTokens } from './media-tokens.js';
 import type { AnthropicMessage, ContentBlock, MessagesRequest } from './types.js';
@@ -18,8 +17,6 @@ import type { AnthropicMessage, ContentBlock, MessagesRequest } from './types.js
 // (media-tokens.ts). `system` is counted as a leading system message (pinned: in every view) and
 // `tools` through the chat route's tool rendering (an Anthropic tool is a function's name,
 // description and input schema), both part of the budget (rule 3).
-
-const HASH_SLICE_MS = 0.5;
 
 function blockText(b: ContentBlock): string {
   switch (b.type) {
@@ -64,19 +61,6 @@ export const countedAs = oncePerItem(
 
 const mediaOf = oncePerItem((m: AnthropicMessage): number => (Array.isArray(m.content) ? mediaTokens(m.content) : 0));
 
-async function hashItems(items: readonly AnthropicMessage[]): Promise<string[]> {
-  const hashes: string[] = [];
-  let sliceStart = performance.now();
-  for (const item of items) {
-    hashes.push(jsonItemHash(item));
-    if (performance.now() - sliceStart > HASH_SLICE_MS) {
-      await nextMacrotask();
-      sliceStart = performance.now();
-    }
-  }
-  return hashes;
-}
-
 /** `system` as the leading system message it amounts to, or null. */
 export function systemMessage(body: MessagesRequest): ChatMessage | null {
   const { system } = body;
@@ -107,7 +91,7 @@ export async function countMessagesRequest(
   const counter = tokens.counterFor(model?.encoding ?? 'o200k_base');
   const scale = tokens.scaleFor(model);
   const items = body.messages;
-  const hashes = await hashItems(items);
+  const hashes = await hashJsonItems(items);
   const counted = await counter.countMessagesAsync(items.map(countedAs), hashes);
   const rawPerItem = counted.perMessage.map((n, i) => n + mediaOf(items[i]!));
   const system = systemMessage(body);

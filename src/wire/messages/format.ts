@@ -1,6 +1,6 @@
+import { spliceArray } from '../../body/splice.js';
 import type { ModelConfig } from '../../config/config.js';
 import { jsonItemHash } from '../../conversation/canonical.js';
-import { spliceArray } from '../../body/splice.js';
 import type { CountedItems, RecallOffer, WireFormat } from '../format.js';
 import { countBreakpoints, withinBreakpointLimit } from './breakpoints.js';
 import { countMessagesRequest, rawToolsTokens } from './count.js';

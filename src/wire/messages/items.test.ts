@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { segment } from '../../compaction/units.js';
-import { clearedResults, describeAnthropicMessage, asChatMessage, messagesWire } from './items.js';
+import { asChatMessage, clearedResults, describeAnthropicMessage, messagesWire } from './items.js';
 import type { AnthropicMessage } from './types.js';
 
 const claudeCode = JSON.parse(readFileSync(new URL('../../../test/fixtures/claude-code-first-request.json', import.meta.url), 'utf8')).body as { messages: AnthropicMessage[] };

@@ -1,10 +1,10 @@
+import { lastPerItem, oncePerItem } from '../../body/once-per-item.js';
+import { withMember } from '../../body/splice.js';
+import { stringifyJson } from '../../body/stringify.js';
 import { clearedStubText } from '../../compaction/clearing.js';
 import type { NeutralCall, NeutralItem } from '../../compaction/items.js';
 import { SUMMARY_MARKER } from '../../compaction/summary-message.js';
-import { withMember } from '../../body/splice.js';
-import { stringifyJson } from '../../body/stringify.js';
 import type { ChatMessage, ContentPart, ToolCall } from '../../messages/types.js';
-import { lastPerItem, oncePerItem } from '../../body/once-per-item.js';
 import type { WireItems } from '../format.js';
 import type { AnthropicMessage, ContentBlock } from './types.js';
 

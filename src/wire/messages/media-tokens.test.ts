@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { anthropicImageTokens, ASSUMED_IMAGE_TOKENS, mediaTokens, PDF_PAGE_TOKENS, pdfPages } from './media-tokens.js';
+import { ASSUMED_IMAGE_TOKENS, anthropicImageTokens, mediaTokens, PDF_PAGE_TOKENS, pdfPages } from './media-tokens.js';
 
 function png(width: number, height: number): string {
   const b = Buffer.alloc(33);

@@ -1,4 +1,4 @@
-import { imageSizeFromDataUrl, type ImageSize } from '../../tokens/image-size.js';
+import { type ImageSize, imageSizeFromDataUrl } from '../../tokens/image-size.js';
 import type { ContentBlock } from './types.js';
 
 // Images and documents as Anthropic counts them (its vision and PDF docs): an image is first

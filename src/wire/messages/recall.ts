@@ -1,6 +1,6 @@
-import type { ModelConfig } from '../../config/config.js';
 import type { JsonBody } from '../../body/json-body.js';
 import { replaceDocumentMembers, spliceArray } from '../../body/splice.js';
+import type { ModelConfig } from '../../config/config.js';
 import { isObj } from '../../recall/json-object.js';
 import { type NoOffer, recallRefusal } from '../../recall/offer.js';
 import { RECALL_TOOL_DESCRIPTION, RECALL_TOOL_NAME, RECALL_TOOL_PARAMETERS } from '../../recall/tool.js';

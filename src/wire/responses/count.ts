@@ -1,10 +1,9 @@
-import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import type { ModelConfig } from '../../config/config.js';
-import { jsonItemHash } from '../../conversation/canonical.js';
-import type { ChatMessage } from '../../messages/types.js';
 import { oncePerItem } from '../../body/once-per-item.js';
+import type { ModelConfig } from '../../config/config.js';
+import type { ChatMessage } from '../../messages/types.js';
 import type { TokenCounter } from '../../tokens/counter.js';
 import type { CountedItems, ItemCounters } from '../format.js';
+import { hashJsonItems } from '../hash-items.js';
 import { asChatMessage } from './items.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
@@ -14,23 +13,8 @@ import type { ResponseItem, ResponsesRequest } from './types.js';
 // tool rendering (function tools are the chat tools' shape without the `function` wrapper).
 // Calibration from the upstream's reported `usage.input_tokens` corrects what this misses.
 
-const HASH_SLICE_MS = 0.5;
-
 // One chat message per item object, so that an item seen before finds its count (tokens/counter.ts).
 const countedAs = oncePerItem(asChatMessage);
-
-async function hashItems(items: readonly ResponseItem[]): Promise<string[]> {
-  const hashes: string[] = [];
-  let sliceStart = performance.now();
-  for (const item of items) {
-    hashes.push(jsonItemHash(item));
-    if (performance.now() - sliceStart > HASH_SLICE_MS) {
-      await nextMacrotask();
-      sliceStart = performance.now();
-    }
-  }
-  return hashes;
-}
 
 /** Function tools in the chat route's shape, so one renderer counts both; other tools as they are. */
 function asChatTools(tools: unknown): unknown[] | undefined {
@@ -73,7 +57,7 @@ export async function countResponsesRequest(
   const counter = tokens.counterFor(model?.encoding ?? 'o200k_base');
   const scale = tokens.scaleFor(model);
   const items = inputItems(body);
-  const hashes = await hashItems(items);
+  const hashes = await hashJsonItems(items);
   // The item's own hash keys the token cache: the chat message it amounts to is made only to count it.
   const counted = await counter.countMessagesAsync(items.map(countedAs), hashes);
   const instructions = instructionsMessage(body);

@@ -1,6 +1,6 @@
+import { spliceArray } from '../../body/splice.js';
 import { jsonItemHash } from '../../conversation/canonical.js';
 import { errorBody } from '../../errors.js';
-import { spliceArray } from '../../body/splice.js';
 import type { WireFormat } from '../format.js';
 import { countResponsesRequest, inputItems } from './count.js';
 import { responsesWire } from './items.js';

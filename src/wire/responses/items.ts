@@ -1,9 +1,9 @@
-import { clearedStubText } from '../../compaction/clearing.js';
-import type { NeutralItem } from '../../compaction/items.js';
+import { lastPerItem, oncePerItem } from '../../body/once-per-item.js';
 import { withMember } from '../../body/splice.js';
 import { stringifyJson } from '../../body/stringify.js';
+import { clearedStubText } from '../../compaction/clearing.js';
+import type { NeutralItem } from '../../compaction/items.js';
 import type { ChatMessage, ContentPart } from '../../messages/types.js';
-import { lastPerItem, oncePerItem } from '../../body/once-per-item.js';
 import type { WireItems } from '../format.js';
 import type { ResponseItem } from './types.js';
 

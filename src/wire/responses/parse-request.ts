@@ -1,7 +1,7 @@
-import { errors } from '../../errors.js';
-import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../../body/json-body.js';
 import type { ItemsOnArrival } from '../../body/items-on-arrival.js';
+import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../../body/json-body.js';
 import type { SeenItems } from '../../body/seen-items.js';
+import { errors } from '../../errors.js';
 import type { Pause } from '../../slicing/slicer.js';
 import type { ResponsesRequest } from './types.js';
 

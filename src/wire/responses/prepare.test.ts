@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { chatToolsTokens, responsesPromptTokens } from '../../../test/helpers/responses-tokens.js';
 import { authenticate } from '../../auth/caller.js';
-import { namedConversation } from '../../conversation/identify.js';
 import { createModelResolver, parseConfig } from '../../config/config.js';
+import { namedConversation } from '../../conversation/identify.js';
 import { createLogger } from '../../observability/logger.js';
 import { prepareRequest } from '../../pipeline/prepare.js';
 import { RESPONSES_RECALL_TOOL_JSON } from '../../recall/tool.js';

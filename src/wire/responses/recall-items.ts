@@ -1,6 +1,6 @@
+import { recallCallId } from '../../recall/call-id.js';
 import { RECALL_TOOL_NAME } from '../../recall/tool.js';
 import type { ReplyCalls } from '../../recall/wire.js';
-import { recallCallId } from '../../recall/call-id.js';
 import type { ResponseItem } from './types.js';
 
 // What of a Responses reply that called recap_recall goes into the continuation (rule 13): its
