@@ -51,9 +51,17 @@ export function anthropicTestConfig(fake: FakeAnthropic, opts: AnthropicHarnessO
 
 export async function startAnthropicHarness(opts: AnthropicHarnessOptions = {}): Promise<AnthropicHarness> {
   const fake = await startFakeAnthropic({ summarizerModel: ANTHROPIC_SUMMARIZER, ...opts.fake });
-  const config = anthropicTestConfig(fake, opts);
   const logs = new LogCapture();
-  const recap = await startRecap(config, { port: 0, host: '127.0.0.1', logger: createLogger(config.server.log_level, logs) });
+  // A config or start-up failure must not leave the fake upstream listening.
+  let config: ReturnType<typeof anthropicTestConfig>;
+  let recap: Awaited<ReturnType<typeof startRecap>>;
+  try {
+    config = anthropicTestConfig(fake, opts);
+    recap = await startRecap(config, { port: 0, host: '127.0.0.1', logger: createLogger(config.server.log_level, logs) });
+  } catch (err) {
+    await fake.close();
+    throw err;
+  }
   return {
     fake,
     recap,

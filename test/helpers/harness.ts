@@ -79,9 +79,17 @@ export interface Harness {
 
 export async function startHarness(opts: HarnessConfigOptions & { fake?: FakeUpstreamOptions } = {}): Promise<Harness> {
   const fake = await startFakeUpstream(opts.fake);
-  const config = testConfig(fake, opts);
   const logs = new LogCapture();
-  const recap = await startRecap(config, { port: 0, host: '127.0.0.1', logger: createLogger(config.server.log_level, logs) });
+  // A config or start-up failure must not leave the fake upstream listening.
+  let config: ReturnType<typeof testConfig>;
+  let recap: Awaited<ReturnType<typeof startRecap>>;
+  try {
+    config = testConfig(fake, opts);
+    recap = await startRecap(config, { port: 0, host: '127.0.0.1', logger: createLogger(config.server.log_level, logs) });
+  } catch (err) {
+    await fake.close();
+    throw err;
+  }
   return {
     fake,
     recap,
