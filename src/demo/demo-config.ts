@@ -22,6 +22,10 @@ export function demoConfig(upstreamUrl: string): Config {
         max_output_tokens: DEMO_MAX_OUTPUT,
         encoding: 'o200k_base',
         compaction: { strategy: 'summarize', summarizer: { model: DEMO_SUMMARIZER }, summary_max_tokens: 400 },
+        // A compacted view keeps 500 tokens free for one recall answer by default: a sixth of this
+        // window, which made the turn after each pasted log summarize it inline before its background
+        // summary was ready. On a real model's window that room is a small share.
+        recall: { answer_room_tokens: 0 },
       },
     ],
     background: { enabled: true },
