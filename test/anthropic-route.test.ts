@@ -27,6 +27,8 @@ describe('the Anthropic Messages route', () => {
       expect(res.headers.get('x-recap-action')).toBe('none');
       const [forwarded] = h.fake.messagesRequests();
       expect(forwarded!.body).toBe(sent);
+      // Claude Code and the SDK's beta client ask for `?beta=true`: the query goes upstream with the request.
+      expect(forwarded!.path).toBe('/v1/messages?beta=true');
       expect(forwarded!.headers).toMatchObject({ 'x-api-key': 'sk-ant-caller', 'anthropic-version': '2023-06-01', 'anthropic-beta': 'context-management-2025-06-27' });
       expect(Buffer.from(text)).toEqual(h.fake.sentBytes(forwarded!));
     }

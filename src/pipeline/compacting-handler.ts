@@ -21,6 +21,7 @@ import { matchOnArrival } from '../body/items-on-arrival.js';
 import { createSlicer, SLICE_MS } from '../slicing/slicer.js';
 import type { Upstream, UpstreamRegistry } from '../upstream/client.js';
 import { upstreamRequestHeaders } from '../upstream/headers.js';
+import { queryOf } from '../upstream/target.js';
 import type { ParsedRequest, WireFormat } from '../wire/format.js';
 import { requestAbort } from '../http/client-abort.js';
 import { readBody } from '../http/read-body.js';
@@ -68,7 +69,7 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
     return upstream
       .request({
         method: 'POST',
-        path: format.upstreamPath,
+        path: format.upstreamPath + queryOf(req.url ?? ''),
         headers: {
           ...upstreamRequestHeaders(req.headers, { apiKey: upstream.config.api_key, api: upstream.config.api }, { chat: true, stripHeaders }),
           'content-type': 'application/json',

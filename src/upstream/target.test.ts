@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { upstreamTarget } from './target.js';
+import { queryOf, upstreamTarget } from './target.js';
 
 describe('upstreamTarget', () => {
   it.each([
@@ -22,5 +22,16 @@ describe('upstreamTarget', () => {
     const path = upstreamTarget(target);
     expect(path).toBe(expected);
     expect(new URL(`/base${path}`, 'http://upstream.test').href.startsWith('http://upstream.test/base/')).toBe(true);
+  });
+});
+
+describe('queryOf', () => {
+  it.each([
+    ['/v1/messages?beta=true', '?beta=true'],
+    ['/v1/chat/completions?api-version=2024-10-21&x=%20y', '?api-version=2024-10-21&x=%20y'],
+    ['/v1/messages', ''],
+    ['http://attacker.example/v1/messages?beta=true', '?beta=true'],
+  ])('the query of %s is %s', (target, expected) => {
+    expect(queryOf(target)).toBe(expected);
   });
 });

@@ -9,3 +9,9 @@ export function upstreamTarget(requestTarget: string): string {
   const below = url.pathname.replace(/^\/v1(?=\/|$)/, '').replace(/^\/{2,}/, '/');
   return below + url.search;
 }
+
+/** The query of a request target (`?beta=true` from `/v1/messages?beta=true`), as the client wrote it: a compacting route's own path is fixed, its query goes upstream with it. */
+export function queryOf(requestTarget: string): string {
+  const start = requestTarget.indexOf('?');
+  return start < 0 ? '' : new URL(requestTarget, 'http://recap.invalid').search;
+}
