@@ -28,6 +28,8 @@ const COMMA_BYTE = COMMA[0];
 // the same bytes only, body/seen-items.ts), and the engine makes the same replaced item again for
 // the same values (a cleared stub, once per result): it is not scanned and serialized anew per request.
 const replacedBytes = new WeakMap<object, Buffer>();
+// Items of a view not found after the previous one's place, looked for along the array before it is mapped.
+const MISSES_BEFORE_MAP = 4;
 
 /**
  * `item` with its member `key` set to `value`: an item spliceArray writes as the client's bytes of
@@ -110,8 +112,25 @@ export function spliceArray<T extends object>(body: JsonBody, key: string, origi
   const member = members.find((m) => m.key === key);
   if (!member) throw new TypeError(`the body has no \`${key}\` to splice`);
   const spans: readonly Span[] = member.elements ?? arrayElements(raw, member.value.start).items;
-  const indexOf = new Map<object, number>();
-  original.forEach((item, i) => indexOf.set(item, i));
+  // Where a view item sits in the body. A view keeps the client's order, so it is most often the
+  // item after the previous one's place; the few it made (the summary, a recall turn) are looked for
+  // along the array, and a view with more of those maps the whole array once. (One object at two
+  // places has the same bytes at both: seen-items.ts gives it for those bytes only.)
+  let indexOf: Map<object, number> | undefined;
+  let next = 0;
+  let misses = 0;
+  const placeOf = (item: object): number | undefined => {
+    if (original[next] === item) return next;
+    if (!indexOf && ++misses <= MISSES_BEFORE_MAP) {
+      const at = original.indexOf(item as T);
+      return at === -1 ? undefined : at;
+    }
+    if (!indexOf) {
+      indexOf = new Map();
+      original.forEach((o, i) => indexOf!.set(o, i));
+    }
+    return indexOf.get(item);
+  };
   const parts: Buffer[] = [OPEN];
   // Client items that follow each other in the view as in the body, with a bare comma between them
   // there, go as one run of its bytes: a view that keeps most of a history is a few copies. The
@@ -122,7 +141,8 @@ export function spliceArray<T extends object>(body: JsonBody, key: string, origi
     run = undefined;
   };
   view.forEach((item, i) => {
-    const own = indexOf.get(item);
+    const own = placeOf(item);
+    if (own !== undefined) next = own + 1;
     if (own !== undefined && run && own === run.last + 1 && spans[own]!.start === run.end + 1 && raw[run.end] === COMMA_BYTE) {
       run.end = spans[own]!.end;
       run.last = own;
@@ -135,7 +155,8 @@ export function spliceArray<T extends object>(body: JsonBody, key: string, origi
       return;
     }
     const replaced = replacements.get(item);
-    const from = replaced && indexOf.get(replaced.from);
+    const from = replaced && placeOf(replaced.from);
+    if (from !== undefined) next = from + 1;
     if (from === undefined) {
       parts.push(Buffer.from(stringifyJson(item)));
       return;

@@ -34,12 +34,34 @@ export function sumTokens(l: Layout, indices: Iterable<number>): number {
   return sum;
 }
 
+// Running totals of a layout's item tokens, per tokens array (a layout's never changes): every
+// view's cost is then the uncovered part's total from them, corrected for its cleared items, instead
+// of a pass over the whole history for each view recap weighs.
+const runningTotals = new WeakMap<readonly number[], Float64Array>();
+
+function* runningTotalsSteps(tokens: readonly number[]): Steps<Float64Array> {
+  let totals = runningTotals.get(tokens);
+  if (totals?.length === tokens.length + 1) return totals;
+  totals = new Float64Array(tokens.length + 1);
+  for (let i = 0; i < tokens.length; i++) {
+    totals[i + 1] = totals[i]! + tokens[i]!;
+    if (i % STEP_EVERY === 0) yield;
+  }
+  runningTotals.set(tokens, totals);
+  return totals;
+}
+
 /** Tokens of the view built on `base`. */
 export function* viewTokensSteps(l: Layout, base: BaseView): Steps<number> {
+  const n = l.tokens.length;
+  const totals = yield* runningTotalsSteps(l.tokens);
   let tokens = l.fixedTokens + base.summaryTokens + sumTokens(l, base.kept);
-  for (let i = base.covered; i < l.tokens.length; i++) {
-    tokens += base.cleared.has(i) ? l.stubTokens(i) : l.tokens[i]!;
-    if (i % STEP_EVERY === 0) yield;
+  // Counts are whole numbers, so the order they are added in changes nothing.
+  if (base.covered < n) tokens += totals[n]! - totals[base.covered]!;
+  let work = 0;
+  for (const i of base.cleared) {
+    if (i >= base.covered && i < n) tokens += l.stubTokens(i) - l.tokens[i]!;
+    if (++work % STEP_EVERY === 0) yield;
   }
   return tokens;
 }

@@ -47,7 +47,30 @@ export interface Segmentation {
   /** Kind of each item after the pinned block. */
   kinds: ItemKind[];
   /** Unit index starting at each item index, for the items that start one. */
-  unitAt: ReadonlyMap<number, number>;
+  unitAt: UnitStarts;
+}
+
+/** Which unit starts at an item index, if one does. */
+export interface UnitStarts {
+  get(item: number): number | undefined;
+}
+
+/** The unit starting at each item, found by bisecting the units (they tile the items in order). */
+function unitStarts(units: readonly Unit[]): UnitStarts {
+  return {
+    get(item) {
+      let lo = 0;
+      let hi = units.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        const start = units[mid]!.start;
+        if (start === item) return mid;
+        if (start < item) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return undefined;
+    },
+  };
 }
 
 function startsUnit(item: NeutralItem, previous: NeutralItem | undefined): boolean {
@@ -74,13 +97,23 @@ export function* segmentSteps(items: readonly NeutralItem[], isOwnSummary: (inde
   const rest = items.slice(pinnedCount);
   const starts = rest.map((item, i) => startsUnit(item, rest[i - 1]));
   yield* joinResultsToTheirCalls(rest, starts);
-
   const units: Unit[] = [];
   const rounds: Round[] = [];
-  const unitAt = new Map<number, number>();
-  for (let i = 0; i < rest.length; i++) {
+  yield* unitsFrom(rest, starts, 0, units, rounds);
+  return finish(
+    pinnedCount,
+    summaryIndex,
+    units,
+    rounds,
+    rest.map((item) => item.kind),
+  );
+}
+
+/** Groups rest[from…] into units and rounds after those given (which end at `from`), by the unit starts of `starts` (indexed from `from`). */
+function* unitsFrom(rest: readonly NeutralItem[], starts: readonly boolean[], from: number, units: Unit[], rounds: Round[]): Steps<void> {
+  for (let i = from; i < rest.length; i++) {
     if (i % STEP_EVERY === 0) yield;
-    if (!starts[i]) continue;
+    if (!starts[i - from]) continue;
     const previous = units.at(-1);
     if (previous) previous.end = i;
     const kind = unitKind(rest[i]!.kind);
@@ -89,13 +122,55 @@ export function* segmentSteps(items: readonly NeutralItem[], isOwnSummary: (inde
       if (open) open.endUnit = units.length;
       rounds.push({ head: kind === 'head' ? units.length : null, firstUnit: units.length, endUnit: units.length });
     }
-    unitAt.set(i, units.length);
     units.push({ start: i, end: rest.length, kind, round: rounds.length - 1 });
   }
   const open = rounds.at(-1);
   if (open) open.endUnit = units.length;
+}
+
+function finish(pinnedCount: number, summaryIndex: number | null, units: Unit[], rounds: Round[], kinds: ItemKind[]): Segmentation {
   const openingTask = rounds.find((r) => r.head !== null)?.head ?? null;
-  return { pinnedCount, summaryIndex, units, rounds, openingTask, kinds: rest.map((item) => item.kind), unitAt };
+  return { pinnedCount, summaryIndex, units, rounds, openingTask, kinds, unitAt: unitStarts(units) };
+}
+
+/**
+ * The segmentation of `items` from that of their first `known` items (`previous`, of the same
+ * items, as segmentSteps made it), working over what follows the last unit of `previous` only:
+ * the same as segmentSteps over all of them. Null when that cannot be shown without the whole
+ * history (nothing after the pinned block before, or a new result whose call is not in that last
+ * unit or after it: joining them may merge older units); the caller segments the whole then.
+ */
+export function* extendSegmentationSteps(previous: Segmentation, known: number, items: readonly NeutralItem[]): Steps<Segmentation | null> {
+  const { pinnedCount } = previous;
+  const last = previous.units.at(-1);
+  if (last === undefined || known > items.length || known - pinnedCount !== previous.kinds.length) return null;
+  // Every unit before the last one stays as it was: a start is never inside a call's span, so no
+  // earlier span reaches past it, and every new result joins a call from `from` on (checked below).
+  const from = last.start;
+  const rest = items.slice(pinnedCount);
+  const tail = rest.slice(from);
+  const starts = tail.map((item, i) => startsUnit(item, rest[from + i - 1]));
+  for (let i = known - pinnedCount; i < rest.length; i++) {
+    const id = rest[i]!.kind === 'result' ? rest[i]!.resultOf : null;
+    if (id !== null && !issuedBetween(rest, id, from, i + 1)) return null;
+  }
+  yield* joinResultsToTheirCalls(tail, starts);
+  const lastIndex = previous.units.length - 1;
+  const units = previous.units.slice(0, lastIndex);
+  const opensRound = previous.rounds[last.round]!.firstUnit === lastIndex;
+  // The round still open before `last` (its end moves on), copied: the previous segmentation is not changed.
+  const rounds = previous.rounds.slice(0, opensRound ? last.round : last.round + 1).map((r, i, all) => (i === all.length - 1 ? { ...r } : r));
+  const before = units.at(-1);
+  if (before) units[lastIndex - 1] = { ...before };
+  yield* unitsFrom(rest, starts, from, units, rounds);
+  const kinds = previous.kinds.concat(rest.slice(previous.kinds.length).map((item) => item.kind));
+  return finish(pinnedCount, previous.summaryIndex, units, rounds, kinds);
+}
+
+/** Whether an item in rest[from, to) calls `id` (a result whose call is not there may join one before `from`). */
+function issuedBetween(rest: readonly NeutralItem[], id: string, from: number, to: number): boolean {
+  for (let i = to - 1; i >= from; i--) if (rest[i]!.calls.some((c) => c.id === id)) return true;
+  return false;
 }
 
 export function segment(items: readonly NeutralItem[], isOwnSummary: (index: number) => boolean): Segmentation {

@@ -81,7 +81,11 @@ export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
 
   let toolNames: Map<string, string> | undefined;
   const toolNameOf = (i: number): string | null => {
-    toolNames ??= new Map(restNeutral.flatMap((n) => n.calls.map((c) => [c.id, c.name] as const)));
+    if (!toolNames) {
+      // The last call of an id names it, as a map made of all calls in order would.
+      toolNames = new Map();
+      for (const n of restNeutral) for (const c of n.calls) toolNames.set(c.id, c.name);
+    }
     const id = restNeutral[i]!.resultOf;
     return id === null ? null : (toolNames.get(id) ?? null);
   };
