@@ -2,24 +2,22 @@ import { spliceArray } from '../../body/splice.js';
 import type { ModelConfig } from '../../config/config.js';
 import { jsonItemHash } from '../../conversation/canonical.js';
 import type { CountedItems, RecallOffer, WireFormat } from '../format.js';
-import { countBreakpoints, withinBreakpointLimit } from './breakpoints.js';
 import { countMessagesRequest, rawToolsTokens } from './count.js';
 import { messagesErrorBody } from './errors.js';
 import { messagesWire } from './items.js';
 import { readMessagesRequest } from './parse-request.js';
 import { MESSAGES_RECALL_TOOL_JSON, type MessagesBody, messagesRecall, messagesRecallRefusal } from './recall.js';
 import { messagesStreamEnd } from './stream-end.js';
-import type { AnthropicMessage, MessagesRequest } from './types.js';
+import type { AnthropicMessage } from './types.js';
+import { withViewBreakpoints } from './view-breakpoints.js';
 
 // POST /v1/messages, Anthropic's Messages API (Claude Code, the Anthropic SDKs): forwarded only to
 // an upstream with `api: anthropic`. Only `messages` changes in a compacted request: `system`,
 // `tools`, `thinking`, `context_management` and every other field go as sent (rule 12), and the
-// view keeps the client's cache_control breakpoints on what it keeps (breakpoints.ts).
+// view keeps the client's cache_control breakpoints on what it keeps, and moves one it lost to
+// eviction onto recap's summary when that pays (breakpoints.ts).
 
 const RECALL_TOOL: unknown = JSON.parse(MESSAGES_RECALL_TOOL_JSON);
-
-/** Breakpoints outside `messages`: on tools and system blocks, which a view never changes. */
-const outsideBreakpoints = (body: MessagesRequest): number => countBreakpoints(body.tools) + countBreakpoints(body.system);
 
 function recallOffer(model: ModelConfig, { body }: MessagesBody, counted: CountedItems<AnthropicMessage>, scale: (n: number) => number): RecallOffer | undefined {
   if (messagesRecallRefusal(model, body) !== null) return undefined;
@@ -45,11 +43,11 @@ export const messagesFormat: WireFormat<AnthropicMessage, MessagesBody> = {
   recallOffer,
   // Not bounded: a compactable request is counted before it is forwarded.
   promptBound: () => null,
-  withView: (parsed, view) => spliceArray(parsed, 'messages', parsed.body.messages, withinBreakpointLimit(view, outsideBreakpoints(parsed.body))),
+  withView: (parsed, view) => spliceArray(parsed, 'messages', parsed.body.messages, withViewBreakpoints(parsed.body, view)),
   streamEnd: messagesStreamEnd,
   recall: {
     ...messagesRecall,
-    body: (parsed, items) => messagesRecall.body(parsed, withinBreakpointLimit(items, outsideBreakpoints(parsed.body))),
+    body: (parsed, items) => messagesRecall.body(parsed, withViewBreakpoints(parsed.body, items)),
   },
   errorBody: messagesErrorBody,
 };
