@@ -33,12 +33,18 @@ export function* clearableResults(l: Layout, rules: ClearingRules | null, from: 
   return out;
 }
 
+// The size a stub states is the result's own (about four characters a token of its text), never a
+// count: a calibrated count moves with every reply, and a stub whose text moved would change the
+// prompt prefix from that stub on, on every turn, and miss the provider's cache from there.
+const CHARS_PER_TOKEN = 4;
+
 /**
- * The text that replaces a cleared result: the same bytes on every turn for the same result, so the
- * prompt prefix stays as it was; it says what was there and how to get it back (with `recall`, the
- * request offers recap_recall: one more sentence says so).
+ * The text that replaces a cleared result (`text`, its text): the same bytes on every turn for the
+ * same result, so the prompt prefix stays as it was; it says what was there and how to get it back
+ * (with `recall`, the request offers recap_recall: one more sentence says so).
  */
-export function clearedStubText(toolName: string | null, callId: string | null, tokens: number, recall = false): string {
+export function clearedStubText(toolName: string | null, callId: string | null, text: string, recall = false): string {
+  const tokens = Math.max(1, Math.ceil(text.length / CHARS_PER_TOKEN));
   const call = callId ? `, call ${callId}` : '';
   const hint = recall ? ` ${recallHint(callId)}` : '';
   return `[recap: tool result cleared to save context — tool ${toolName ?? 'unknown'}${call}, ${tokens} tokens. Call the tool again if you need it.${hint}]`;

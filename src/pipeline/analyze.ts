@@ -93,7 +93,7 @@ export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
   const clearedItem = (i: number): T => {
     let item = cleared.get(i);
     if (item === undefined) {
-      item = wire.cleared(rest[i]!, toolNameOf(i), restTokens[i]!, input.recall ?? false);
+      item = wire.cleared(rest[i]!, toolNameOf(i), input.recall ?? false);
       cleared.set(i, item);
     }
     return item;

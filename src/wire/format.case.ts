@@ -94,7 +94,7 @@ export function runFormatCases<T, P extends ParsedRequest>(format: WireFormat<T,
     const items = format.compactable(parsed)!;
     const result = items.find((item) => format.items.describe(item).kind === 'result');
     expect(result).toBeDefined();
-    const cleared = format.items.cleared(result!, 'read_log', 1234, true);
+    const cleared = format.items.cleared(result!, 'read_log', true);
     expect(format.items.describe(cleared)).toEqual(format.items.describe(result!));
   });
 

@@ -47,8 +47,8 @@ export interface WireItems<T> {
   summaryItem(sealed: string): T;
   /** The text of an item that could be recap's summary (the caller checks its seal), else null. */
   sealedTextOf(item: T): string | null;
-  /** A result with its content replaced by the stub of rule 11, naming the tool and the size (and `recall`: saying it can be recalled). */
-  cleared(item: T, toolName: string | null, tokens: number, recall: boolean): T;
+  /** A result with its content replaced by the stub of rule 11, naming the tool and the result's own size (and `recall`: saying it can be recalled). */
+  cleared(item: T, toolName: string | null, recall: boolean): T;
   /** The item as a chat message for the summarizer's transcript and the template; null: nothing to show. */
   asChat(item: T): ChatMessage | null;
 }

@@ -40,9 +40,9 @@ function callIdsOf(m: ChatMessage): NeutralCall[] {
 }
 
 /** A cleared tool result (rule 11): its content replaced by the stub. */
-export function clearedToolResult(m: ChatMessage, toolName: string | null, originalTokens: number, recall = false): ChatMessage {
+export function clearedToolResult(m: ChatMessage, toolName: string | null, recall = false): ChatMessage {
   const callId = typeof m.tool_call_id === 'string' ? m.tool_call_id : null;
-  return withMember(m, 'content', clearedStubText(toolName ?? (typeof m.name === 'string' ? m.name : null), callId, originalTokens, recall));
+  return withMember(m, 'content', clearedStubText(toolName ?? (typeof m.name === 'string' ? m.name : null), callId, contentText(m.content), recall));
 }
 
 /** The chat route's items for the engine (pipeline/wire.ts). */

@@ -91,7 +91,7 @@ describe('Anthropic messages as neutral items', () => {
         { type: 'text', text: 'reminder' },
       ],
     };
-    const cleared = clearedResults(m, 'Read', 1200, true);
+    const cleared = clearedResults(m, 'Read', true);
     expect(cleared.content).toEqual([
       {
         type: 'tool_result',
@@ -103,8 +103,6 @@ describe('Anthropic messages as neutral items', () => {
       },
       { type: 'text', text: 'reminder' },
     ]);
-    // The same stub whatever count the engine passes (a calibrated one moves turn by turn).
-    expect(clearedResults(m, 'Read', 1300, true).content).toEqual(cleared.content);
     expect(m.content).toHaveLength(2);
     expect(JSON.stringify(m)).toContain('x'.repeat(5000));
   });

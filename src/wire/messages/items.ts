@@ -65,19 +65,13 @@ export function describeAnthropicMessage(m: AnthropicMessage): NeutralItem {
   }
 }
 
-// A stub's size is its result's own, about four characters a token: a calibrated count (every
-// Claude model's) moves with each reply, and a stub whose text moved would change the prompt prefix
-// on every turn and miss Anthropic's cache from there on.
-const CHARS_PER_TOKEN = 4;
-
 /** A message with every tool_result's content replaced by the stub of rule 11; its other blocks (text, cache_control) as sent. */
-export function clearedResults(m: AnthropicMessage, toolName: string | null, _tokens: number, recall: boolean): AnthropicMessage {
+export function clearedResults(m: AnthropicMessage, toolName: string | null, recall: boolean): AnthropicMessage {
   if (!Array.isArray(m.content)) return m;
   const results = resultsOf(m).length;
   const content = m.content.map((b) => {
     if (!isBlock(b) || b.type !== 'tool_result') return b;
-    const size = Math.max(1, Math.ceil(resultText(b.content).length / CHARS_PER_TOKEN));
-    return { ...b, content: clearedStubText(results === 1 ? toolName : null, str(b.tool_use_id), size, recall) };
+    return { ...b, content: clearedStubText(results === 1 ? toolName : null, str(b.tool_use_id), resultText(b.content), recall) };
   });
   return withMember(m, 'content', content);
 }

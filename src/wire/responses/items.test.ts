@@ -138,15 +138,15 @@ describe('responsesWire', () => {
 
   it('stubs a text output, keeps every other field, and leaves an output it cannot stub alone', () => {
     const item = { type: 'function_call_output', id: 'fco_1', call_id: 'c1', output: 'x'.repeat(5000), status: 'completed' };
-    expect(responsesWire.cleared(item, 'read_log', 1250, false)).toEqual({
+    expect(responsesWire.cleared(item, 'read_log', false)).toEqual({
       ...item,
       output: '[recap: tool result cleared to save context — tool read_log, call c1, 1250 tokens. Call the tool again if you need it.]',
     });
-    expect(responsesWire.cleared(output('custom_tool_call_output', 'c2', [{ type: 'input_text', text: 'long' }]), 'apply_patch', 9, false).output).toMatch(
+    expect(responsesWire.cleared(output('custom_tool_call_output', 'c2', [{ type: 'input_text', text: 'long' }]), 'apply_patch', false).output).toMatch(
       /^\[recap: tool result cleared/,
     );
     const screenshot = output('computer_call_output', 'c3', { type: 'computer_screenshot', image_url: 'data:image/png;base64,AAAA' });
-    expect(responsesWire.cleared(screenshot, 'computer_call', 800, false)).toBe(screenshot);
+    expect(responsesWire.cleared(screenshot, 'computer_call', false)).toBe(screenshot);
   });
 
   it('writes the summary as one system message item and reads recap’s seal back from it', () => {

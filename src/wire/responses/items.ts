@@ -3,6 +3,7 @@ import { withMember } from '../../body/splice.js';
 import { stringifyJson } from '../../body/stringify.js';
 import { clearedStubText } from '../../compaction/clearing.js';
 import type { NeutralItem } from '../../compaction/items.js';
+import { contentText } from '../../compaction/text.js';
 import type { ChatMessage, ContentPart } from '../../messages/types.js';
 import type { WireItems } from '../format.js';
 import type { ResponseItem } from './types.js';
@@ -61,6 +62,9 @@ function chatParts(content: unknown): string | ContentPart[] {
   });
 }
 
+/** The text of a result's output, as the summarizer reads it. */
+const outputText = (output: unknown): string => contentText(chatParts(output));
+
 function toolCall(id: string, name: string, args: unknown): ChatMessage {
   return { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: typeof args === 'string' ? args : stringifyJson(args ?? {}) } }] };
 }
@@ -102,10 +106,10 @@ export const responsesWire: WireItems<ResponseItem> = {
     const content = chatParts(item.content);
     return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('\n');
   },
-  cleared: lastPerItem((item: ResponseItem, toolName: string | null, tokens: number, recall: boolean): ResponseItem => {
+  cleared: lastPerItem((item: ResponseItem, toolName: string | null, recall: boolean): ResponseItem => {
     // Only a text output can be stubbed; any other (a screenshot, say) is left as it is.
     if (typeof item.output !== 'string' && !Array.isArray(item.output)) return item;
-    return withMember(item, 'output', clearedStubText(toolName, str(item.call_id), tokens, recall));
+    return withMember(item, 'output', clearedStubText(toolName, str(item.call_id), outputText(item.output), recall));
   }),
   asChat: (item) => (kindOf(item) === 'reasoning' ? null : asChatMessage(item)),
 };
