@@ -21,16 +21,21 @@ const model = {
 
 // Small enough that the runs below overflow it: items are dropped and parsed again too.
 const CACHE_BYTES = 128 * 1024;
+// Big enough to keep whole requests as runs (src/body/item-runs.ts), many conversations' at once.
+const ROOMY_CACHE_BYTES = 16 * 1024 * 1024;
 
 let cached: Harness;
+let roomy: Harness;
 let uncached: Harness;
 beforeAll(async () => {
   const options = { fake: { summarizerModel: SUMMARIZER }, models: [model] };
   cached = await startHarness({ ...options, extra: { background: { enabled: false }, tokens: { memo_max_bytes: CACHE_BYTES } } });
+  roomy = await startHarness({ ...options, extra: { background: { enabled: false }, tokens: { memo_max_bytes: ROOMY_CACHE_BYTES } } });
   uncached = await startHarness({ ...options, extra: { background: { enabled: false }, tokens: { memo_max_bytes: 0 } } });
 });
 afterAll(async () => {
   await cached?.close();
+  await roomy?.close();
   await uncached?.close();
 });
 
@@ -191,8 +196,13 @@ describe.each(['chat', 'responses'] as const)('the cache of seen items on the %s
         for (const c of changes) {
           items = apply(items, c);
           const body = route.body(items);
-          const [withCache, without] = [await send(cached, route, body, conversation), await send(uncached, route, body, conversation)];
+          const [withCache, withRuns, without] = [
+            await send(cached, route, body, conversation),
+            await send(roomy, route, body, conversation),
+            await send(uncached, route, body, conversation),
+          ];
           expect(withCache).toEqual(without);
+          expect(withRuns).toEqual(without);
           expect(withCache.status).toBe(200);
           actions.add(String(withCache.headers['x-recap-action']));
         }
@@ -223,8 +233,13 @@ describe.each(['chat', 'responses'] as const)('the cache of seen items on the %s
     for (const items of [history, edited, [...edited, ...steps(40, 1)]]) {
       const body = route.body(items);
       // The edited result's first bytes arrive chunks before the changed one.
-      const [withCache, without] = [await sendTrickled(cached, route, body, conversation, 256), await send(uncached, route, body, conversation)];
+      const [withCache, withRuns, without] = [
+        await sendTrickled(cached, route, body, conversation, 256),
+        await sendTrickled(roomy, route, body, conversation, 256),
+        await send(uncached, route, body, conversation),
+      ];
       expect(withCache).toEqual(without);
+      expect(withRuns).toEqual(without);
       expect(withCache.status).toBe(200);
     }
   });

@@ -2,6 +2,7 @@ import { isAscii } from 'node:buffer';
 import { errors } from '../errors.js';
 import type { Pause } from '../slicing/slicer.js';
 import { type KnownItems, parseSliced, type WalkedMember } from './parse-sliced.js';
+import type { RunNotes } from './run-notes.js';
 import { documentMembers, type Member } from './scan.js';
 
 // A JSON request body as the compacting routes read it: parsed in slices, so that the event loop
@@ -14,6 +15,8 @@ export interface JsonBody {
   raw: Buffer;
   /** The top-level members with their spans, when the body is an object. */
   members: WalkedMember[] | null;
+  /** The leading items taken over from an earlier request, and what was noted about them (run-notes.ts). */
+  run?: RunNotes | undefined;
 }
 
 function parseWhole(raw: Buffer): unknown {

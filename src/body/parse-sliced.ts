@@ -1,6 +1,8 @@
 import { isAscii } from 'node:buffer';
 import { parsedBytesEstimateSliced } from './parsed-size.js';
 import type { ItemsOnArrival } from './items-on-arrival.js';
+import { type ItemRun, RunBuilder, type TakenRun } from './item-runs.js';
+import { type RunNotes, runNotes } from './run-notes.js';
 import type { SeenEntry, SeenItems } from './seen-items.js';
 import type { Pause } from '../slicing/slicer.js';
 import {
@@ -29,6 +31,7 @@ import { recordKeys } from './walked-keys.js';
 // depth parses). The array of conversation items (`messages`, `input`) is always walked, item by
 // item, and an item whose bytes this process parsed before is taken from the cache of seen items
 // (body/seen-items.ts) instead of being parsed again: a request costs the parse of what is new in it.
+// The leading items an earlier request sent alike are taken over as one run (body/item-runs.ts).
 
 const PIECE_BYTES = 256 * 1024;
 const MAX_WALKED_DEPTH = 8;
@@ -42,6 +45,8 @@ export interface SlicedDocument {
   value: unknown;
   /** The top-level members with their spans, when the document is an object. */
   members: WalkedMember[] | null;
+  /** What was noted about the leading items the items array took over from an earlier request (item-runs.ts). */
+  run?: RunNotes;
 }
 
 function text(buf: Buffer, start: number, end: number): string {
@@ -93,6 +98,8 @@ const isContainer = (v: unknown): v is object => v !== null && typeof v === 'obj
 class SlicedParser {
   /** The bytes of the cache of seen items this document found or filled (SeenItems.keeps). */
   private cacheUsed = 0;
+  /** The items array's run taken over and the one made of it (knownItems). */
+  run: { taken: TakenRun | undefined; made: ItemRun | undefined } | undefined;
 
   constructor(
     private readonly buf: Buffer,
@@ -184,6 +191,15 @@ class SlicedParser {
     let pos = firstItem(this.buf, open, CLOSE_ARRAY);
     let last = open + 1;
     let before: SeenEntry | undefined;
+    // The run this request's leading items make; those an earlier request's run had are taken over whole.
+    const run = pos === -1 ? undefined : new RunBuilder(this.buf, pos);
+    const taken = pos === -1 ? undefined : arrived?.takeRun(pos);
+    if (taken && run) {
+      last = run.takeOver(taken, target, elements);
+      this.cacheUsed += taken.run.sizes[taken.count]!;
+      before = taken.count === taken.run.items.length ? taken.run.last : undefined;
+      pos = nextItem(this.buf, last, CLOSE_ARRAY);
+    }
     while (pos !== -1) {
       const found = arrived?.take(pos) ?? seen.find(this.buf, pos, before);
       let entry: SeenEntry | undefined;
@@ -200,10 +216,16 @@ class SlicedParser {
       }
       if (before && entry) seen.link(before, entry);
       before = entry;
+      run?.add(pos, last, entry);
       elements.push({ start: pos, end: last });
       pos = nextItem(this.buf, last, CLOSE_ARRAY);
       const due = this.pause();
       if (due) await due;
+    }
+    const made = run?.made();
+    if (made) {
+      seen.keepRun(made, this.cacheUsed, taken);
+      this.run = { taken, made };
     }
     return { value: target, end: containerEnd(this.buf, last), elements };
   }
@@ -217,5 +239,5 @@ export async function parseSliced(buf: Buffer, pause: Pause, options: SlicedOpti
   const top = await parser.value(start, 0, true);
   const rest = skipWhitespace(buf, top.end);
   if (rest !== buf.length) throw new JsonScanError('Unexpected data after the JSON value', rest);
-  return { value: top.value, members: top.members ?? null };
+  return { value: top.value, members: top.members ?? null, ...(parser.run ? { run: runNotes(parser.run.taken, parser.run.made) } : {}) };
 }

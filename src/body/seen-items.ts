@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { OPEN_ARRAY, OPEN_OBJECT } from './scan.js';
 import { endWithin } from './end-within.js';
+import type { ItemRun } from './item-runs.js';
 
 // The items (chat messages, Responses input items) this process parsed lately, by their bytes: an
 // agent resends its whole history with every step, byte for byte, so most items of a request were
@@ -19,12 +20,16 @@ import { endWithin } from './end-within.js';
 //
 // An item remembers the lookup key of the item that followed it the last time (link): the next
 // item of a resent history is looked for there first, with the key the cache holds, so most items
-// cost a memory compare and no scan for their first bytes, nor a new key to hash.
+// cost a memory compare and no scan for their first bytes, nor a new key to hash. A request's
+// leading items are kept as one run too (item-runs.ts), found by its first item, under the same
+// bound: a later request that starts the same way takes the run over whole.
 
 /** Bytes of an item that look it up; a shorter item is looked up by all of its bytes. */
 export const LOOKUP_BYTES = 128;
 /** Items kept under one lookup (items whose first bytes are the same); the oldest goes first. */
 const PER_LOOKUP = 8;
+/** Runs kept per first item (conversations that open alike); the oldest goes first. */
+const RUNS_PER_FIRST = 4;
 // Per entry: its Buffer (~200 bytes of heap, measured), the bucket's slot and lru-cache's own.
 const ENTRY_OVERHEAD_BYTES = 320;
 
@@ -41,7 +46,11 @@ interface Entry extends SeenEntry {
   key: string;
   /** The lookup key of the item that followed it when it was last sent (link). */
   next?: string;
+  /** The keys of the runs that start with it, newest first. */
+  runs?: string[];
 }
+
+type Kept = Entry[] | ItemRun;
 
 export interface Found {
   entry: SeenEntry;
@@ -79,6 +88,16 @@ export interface SeenItems {
   keep(buf: Buffer, start: number, end: number, item: object, parsedBytes: number): SeenEntry | undefined;
   /** `next` came right after `prev` in a request: a later lookup after `prev` tries it first. */
   link(prev: SeenEntry, next: SeenEntry): void;
+  /** The runs kept that start with `first`'s item, newest first. */
+  runsOf(first: SeenEntry): ItemRun[];
+  /**
+   * Keeps `run` (when the request that made it, with `used` bytes of the cache already, may); it
+   * replaces `taken`, the run the request started with, when it took at least half of its items:
+   * the conversation went on from there (or branched off late), and what is left of the old run
+   * would only take room. A run taken for a few opening items only (another conversation that
+   * opens alike) stays.
+   */
+  keepRun(run: ItemRun, used: number, taken?: { run: ItemRun; count: number }): void;
   /** What the kept items take, estimated, and how many there are. */
   readonly bytes: number;
   readonly entries: number;
@@ -128,24 +147,27 @@ export function createSeenItems(maxBytes: number): SeenItems {
   const maxEntry = Math.max(1, Math.floor(maxBytes / 4));
   const lru =
     maxBytes > 0
-      ? new LRUCache<string, Entry[]>({
+      ? new LRUCache<string, Kept>({
           maxSize: maxBytes,
           // One huge item never pushes out everything else.
           maxEntrySize: maxEntry,
-          sizeCalculation: (bucket) => bucket.reduce((n, e) => n + e.size, 0),
+          sizeCalculation: (kept) => (Array.isArray(kept) ? kept.reduce((n, e) => n + e.size, 0) : kept.size),
         })
       : undefined;
   const quarter = maxBytes / 4;
+  const bucketAt = (key: string): Entry[] | undefined => lru?.get(key) as Entry[] | undefined;
+  let runSeq = 0;
+  const runKeys = new WeakMap<ItemRun, string>();
   function match(buf: Buffer, pos: number, arrived: number, after?: SeenEntry): Found | typeof NOT_YET | undefined {
     if (!lru) return undefined;
     if (pos >= arrived) return arrived < buf.length ? NOT_YET : undefined;
     if (!opensContainer(buf, pos)) return undefined;
     const next = (after as Entry | undefined)?.next;
-    const successor = next === undefined ? undefined : inBucket(lru.get(next), buf, pos, arrived);
+    const successor = next === undefined ? undefined : inBucket(bucketAt(next), buf, pos, arrived);
     if (successor !== undefined) return successor;
     const keyEnd = lookupEnd(buf, pos, arrived);
     if (keyEnd === NOT_YET) return NOT_YET;
-    return inBucket(lru.get(lookupKey(buf, pos, keyEnd)), buf, pos, arrived);
+    return inBucket(bucketAt(lookupKey(buf, pos, keyEnd)), buf, pos, arrived);
   }
   return {
     keeps: (length, used) => lru !== undefined && 3 * length + ENTRY_OVERHEAD_BYTES <= quarter && used + 3 * length <= maxBytes / 2,
@@ -160,7 +182,7 @@ export function createSeenItems(maxBytes: number): SeenItems {
       const bytes = Buffer.allocUnsafeSlow(end - start);
       buf.copy(bytes, 0, start, end);
       const entry: Entry = { bytes, item, size, key };
-      const others = (lru.get(key) ?? []).filter((e) => !e.bytes.equals(bytes));
+      const others = (bucketAt(key) ?? []).filter((e) => !e.bytes.equals(bytes));
       const bucket = [entry, ...others].slice(0, PER_LOOKUP);
       // lru-cache refuses a bucket over its entry bound, and drops the one it had: the oldest items
       // of the bucket go first instead.
@@ -172,12 +194,35 @@ export function createSeenItems(maxBytes: number): SeenItems {
     link(prev, next) {
       (prev as Entry).next = (next as Entry).key;
     },
+    runsOf(first) {
+      const keys = (first as Entry).runs;
+      if (!lru || !keys) return [];
+      const runs: ItemRun[] = [];
+      for (const key of keys) {
+        const run = lru.get(key);
+        if (run && !Array.isArray(run)) runs.push(run);
+      }
+      if (runs.length < keys.length) (first as Entry).runs = runs.map((r) => runKeys.get(r)!);
+      return runs;
+    },
+    keepRun(run, used, taken) {
+      if (!lru || run.size > quarter || used + run.size > maxBytes / 2) return;
+      const first = run.first as Entry;
+      const replaced = taken && 2 * taken.count >= taken.run.items.length && taken.run.first === first ? runKeys.get(taken.run) : undefined;
+      if (replaced !== undefined) lru.delete(replaced);
+      const key = `\u0000run ${++runSeq}`;
+      runKeys.set(run, key);
+      lru.set(key, run);
+      const keys = [key, ...(first.runs ?? []).filter((k) => k !== replaced)];
+      for (const dropped of keys.splice(RUNS_PER_FIRST)) lru.delete(dropped);
+      first.runs = keys;
+    },
     get bytes() {
       return lru?.calculatedSize ?? 0;
     },
     get entries() {
       let n = 0;
-      for (const bucket of lru?.values() ?? []) n += bucket.length;
+      for (const kept of lru?.values() ?? []) if (Array.isArray(kept)) n += kept.length;
       return n;
     },
   };

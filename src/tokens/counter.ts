@@ -26,8 +26,11 @@ export interface TokenCounter {
    * what counting a cached message costs.
    */
   countMessages(ms: readonly ChatMessage[], hashes?: readonly string[]): MessageCounts;
-  /** Same result as countMessages, tokenizing in slices so the event loop is never held long. */
-  countMessagesAsync(ms: readonly ChatMessage[], hashes?: readonly string[]): Promise<MessageCounts>;
+  /**
+   * Same result as countMessages, tokenizing in slices so the event loop is never held long;
+   * `earlier`, this counter's counts of the first `from` messages, when it counted those objects before.
+   */
+  countMessagesAsync(ms: readonly ChatMessage[], hashes?: readonly string[], from?: number, earlier?: readonly number[]): Promise<MessageCounts>;
   /** Tokens of the request's tools, functions and response_format definitions. */
   countTools(req: ChatRequest): number;
   /** The message's tokens when this counter counted the same message object before, else undefined. */
@@ -115,10 +118,11 @@ export function createTokenCounter({ encoding, cache }: TokenCounterOptions): To
     countText,
     countMessage,
     countMessages: (ms, hashes) => totals(ms.map((m, i) => countMessage(m, hashes?.[i]))),
-    countMessagesAsync: async (ms, hashes) => {
+    countMessagesAsync: async (ms, hashes, from = 0, earlier = undefined) => {
       const pause = createSlicer(SLICE_MS);
-      const perMessage: number[] = [];
-      for (const [i, m] of ms.entries()) {
+      const perMessage: number[] = earlier ? earlier.slice(0, from) : [];
+      for (let i = perMessage.length; i < ms.length; i++) {
+        const m = ms[i]!;
         const known = counted.get(m);
         if (known !== undefined) {
           perMessage.push(known);

@@ -40,7 +40,7 @@ export const chatFormat: WireFormat<ChatMessage, ChatBody> = {
   compactable: ({ body }) => body.messages,
   // The pinned system/developer messages and the first user message.
   opening: (_parsed, messages) => leadingHashes(messages),
-  count: (counters, { body }, model) => countChatRequest(counters, body, model),
+  count: (counters, { body, run }, model) => countChatRequest(counters, body, model, run),
   recallOffer: chatRecallOffer,
   promptBound: chatPromptBound,
   withView: (chat, view) => spliceArray(chat, 'messages', chat.body.messages, view),

@@ -20,7 +20,12 @@ export function chatPromptBound(parsed: ChatBody, counter: TokenCounter): Prompt
   const { body, raw } = parsed;
   const spans = parsed.members?.find((m) => m.key === 'messages')?.elements;
   let messages = spans ? REPLY_PRIMING_TOKENS : raw.length;
-  for (const [i, m] of body.messages.entries()) {
+  // Messages taken over from an earlier request: its exact counts, noted by this counter (count.ts).
+  const earlier = spans ? parsed.run?.earlier<readonly number[]>(counter) : undefined;
+  const from = earlier ? parsed.run!.taken : 0;
+  for (let i = 0; i < from; i++) messages += earlier![i]!;
+  for (let i = from; i < body.messages.length; i++) {
+    const m = body.messages[i]!;
     const known = counter.known(m);
     if (known === undefined && !textOnly(m)) return null;
     if (spans) messages += known ?? spans[i]!.end - spans[i]!.start;

@@ -23,18 +23,21 @@ const KEYS_RECAP_READS = new Set(['model', 'messages', 'max_tokens', 'max_comple
 // Once per message object: a message seen before comes back as the same object (body/seen-items.ts).
 const shapeProblemOf = oncePerItem(messageShapeProblem);
 
-function checkRequest(body: unknown): ChatRequest {
+/** `checked`: how many leading messages were checked already (taken over from an earlier request that passed). */
+function checkRequest(body: unknown, checked = 0): ChatRequest {
   const req = objectNamingModel(body);
   if (!Array.isArray(req.messages)) {
     throw errors.invalidRequest('`messages` must be an array of messages.', 'messages');
   }
-  req.messages.forEach((m, i) => {
+  const messages: unknown[] = req.messages;
+  for (let i = checked; i < messages.length; i++) {
+    const m = messages[i];
     if (m === null || typeof m !== 'object' || Array.isArray(m) || typeof (m as { role?: unknown }).role !== 'string') {
       throw errors.invalidRequest(`messages[${i}] must be an object with a string \`role\`.`, `messages[${i}]`);
     }
     const problem = shapeProblemOf(m as Record<string, unknown>);
     if (problem) throw errors.invalidRequest(`messages[${i}].${problem.field} ${problem.message}.`, `messages[${i}].${problem.field}`);
-  });
+  }
   return req as ChatRequest;
 }
 
@@ -50,14 +53,16 @@ const PRIMED_MESSAGE_BYTES = 64 * 1024;
 export async function readChatRequest(raw: Buffer, pause: Pause, seen?: SeenItems, arrived?: ItemsOnArrival): Promise<ChatBody> {
   const json = await readJsonBody(raw, pause, seen && { key: 'messages', seen, whole: WHOLE, arrived });
   if (json.members) refuseDuplicates(json.members, KEYS_RECAP_READS);
-  const body = checkRequest(json.value);
+  // Messages taken over from an earlier request that passed were checked and primed then.
+  const known = (json.run?.earlier<number>(shapeProblemOf) ?? 0) >= (json.run?.taken ?? 0) ? (json.run?.taken ?? 0) : 0;
+  const body = checkRequest(json.value, known);
   // checkRequest found exactly one `messages`, an array. Only a walked array has element spans; a
   // smaller one holds no message worth it. A message seen before has its hash already.
-  const messages = json.members!.find((m) => m.key === 'messages')!;
-  for (const [i, span] of (messages.elements ?? []).entries()) {
-    const m = body.messages[i]!;
-    if (span.end - span.start > PRIMED_MESSAGE_BYTES) await primeMessageHash(m, pause);
+  const spans = json.members!.find((m) => m.key === 'messages')!.elements ?? [];
+  for (let i = known; i < spans.length; i++) {
+    if (spans[i]!.end - spans[i]!.start > PRIMED_MESSAGE_BYTES) await primeMessageHash(body.messages[i]!, pause);
   }
+  json.run?.note(shapeProblemOf, body.messages.length);
   return { ...json, body };
 }
 

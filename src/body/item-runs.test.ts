@@ -1,0 +1,77 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { noPause } from '../slicing/slicer.js';
+import { matchOnArrival } from './items-on-arrival.js';
+import { parseSliced } from './parse-sliced.js';
+import { createSeenItems, type SeenItems } from './seen-items.js';
+
+// A request that starts with the items an earlier one sent takes them over as one run: the same
+// objects, as many as its bytes equal the kept ones, whatever chunks the body arrives in, with
+// what the earlier request noted about them; no changed byte is taken over.
+
+const message = (i: number, text = `turn ${i} `) => JSON.stringify({ role: i % 2 ? 'assistant' : 'user', content: text.repeat(1 + (i % 5) * 7) });
+const body = (texts: readonly string[], ws = '') => Buffer.from(`{"model":"m",${ws}"messages":${ws}[${texts.join(`,${ws}`)}]${ws},"n":1}`);
+
+/** Parses `buf` as the request path does, the body arriving in chunks cut at `cuts`. */
+async function read(seen: SeenItems, buf: Buffer, cuts: readonly number[] = []) {
+  const arriving = matchOnArrival(seen, 'messages');
+  const into = Buffer.alloc(buf.length, 0x7b);
+  let from = 0;
+  for (const end of [...new Set([...cuts.map((c) => c % (buf.length + 1)), buf.length])].sort((a, b) => a - b)) {
+    if (end <= from) continue;
+    buf.copy(into, from, from, end);
+    from = end;
+    arriving.advance(into, end);
+  }
+  const doc = await parseSliced(into, noPause, { items: { key: 'messages', seen, arrived: arriving } });
+  return { doc, messages: (doc.value as { messages: object[] }).messages };
+}
+
+describe('runs of items', () => {
+  const history = Array.from({ length: 30 }, (_, i) => message(i));
+
+  it('takes over as many leading items as equal the run, the same objects, however the body arrives', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.nat(), { maxLength: 30 }),
+        fc.nat({ max: 29 }),
+        fc.option(fc.nat({ max: 29 }), { nil: undefined }),
+        fc.constantFrom('', ' ', '\n  '),
+        async (cuts, cut, edited, ws) => {
+          const seen = createSeenItems(1 << 24);
+          const first = await read(seen, body(history.slice(0, cut + 1), ws));
+          const notes = { hashes: 'of the first request' };
+          first.doc.run?.note(notes, history);
+          const sent = [...history.slice(0, cut + 1), message(99)].map((t, i) => (i === edited ? message(i, 'changed ') : t));
+          const buf = body(sent, ws);
+          const second = await read(seen, buf, cuts);
+          expect(second.messages).toEqual((JSON.parse(buf.toString()) as { messages: object[] }).messages);
+          const unchanged = edited === undefined || edited > cut ? cut + 1 : edited;
+          expect(second.doc.run?.taken).toBe(unchanged);
+          second.messages.slice(0, unchanged).forEach((m, i) => expect(m).toBe(first.messages[i]));
+          expect(second.doc.run?.earlier(notes)).toBe(unchanged > 0 ? history : undefined);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('takes the run that goes furthest among conversations that open alike', async () => {
+    const seen = createSeenItems(1 << 24);
+    const branches = [0, 1, 2].map((b) => [history[0]!, ...Array.from({ length: 10 }, (_, i) => message(100 * b + i + 1))]);
+    for (const b of branches) await read(seen, body(b));
+    for (const [b, texts] of branches.entries()) {
+      const { doc } = await read(seen, body([...texts, message(500 + b)]), [40, 300, 301]);
+      expect(doc.run?.taken).toBe(texts.length);
+    }
+  });
+
+  it('keeps no run a request would hold past its share of the cache', async () => {
+    const seen = createSeenItems(64 * 1024);
+    const long = Array.from({ length: 40 }, (_, i) => message(i, 'a longer turn of text '));
+    await read(seen, body(long));
+    const { doc } = await read(seen, body([...long, message(99)]));
+    expect(doc.run?.taken ?? 0).toBe(0);
+    expect(seen.bytes).toBeLessThanOrEqual(64 * 1024);
+  });
+});
