@@ -77,10 +77,15 @@ export interface CompactionFigures {
 /** The instructions around a summarizer call's transcript (prompt.ts), roughly. */
 export const SUMMARIZER_OVERHEAD_TOKENS = 300;
 
-/** What a summarizer call costs that reads `evicted` tokens (and, sharing the prefix, the `view` the provider has cached). */
-export function summarizerCost(m: CostModel, view: number, evicted: number, summaryTokens: number): number {
+/**
+ * What a summarizer call costs that reads `evicted` tokens (the span and the previous summary) on
+ * a separate model; sharing the conversation's prefix, it reads `prefix` tokens instead (the
+ * pinned block, the previous summary and the span, as the previous request sent them) from the
+ * provider's cache, and only its instruction is new.
+ */
+export function summarizerCost(m: CostModel, prefix: number, evicted: number, summaryTokens: number): number {
   if (!m.summarizer) return 0;
-  if (m.sharedPrefix) return view * m.prices.cachedInput + SUMMARIZER_OVERHEAD_TOKENS * m.prices.input + summaryTokens * m.prices.output;
+  if (m.sharedPrefix) return prefix * m.prices.cachedInput + SUMMARIZER_OVERHEAD_TOKENS * m.prices.input + summaryTokens * m.prices.output;
   return (evicted + SUMMARIZER_OVERHEAD_TOKENS) * m.summarizer.input + summaryTokens * m.summarizer.output;
 }
 
@@ -103,7 +108,8 @@ export function weighCompaction(m: CostModel, w: CompactionWeighing): Compaction
   const calls = expectedCalls(w);
   const saves = calls * Math.max(0, w.view - w.after) * m.prices.cachedInput;
   const reread = Math.max(0, m.prices.cacheWrite - m.prices.cachedInput) * Math.max(0, w.after - w.unchanged);
-  const costs = reread + summarizerCost(m, w.view, w.evicted, w.summaryTokens);
+  // Sharing the prefix, the summarizer reads what stays cached of the view and the span after it.
+  const costs = reread + summarizerCost(m, w.unchanged + w.evicted, w.evicted, w.summaryTokens);
   const verdict: Verdict = w.view > w.window ? 'window' : saves >= costs ? 'pays' : 'does_not_pay';
   return { saves, costs, calls, verdict };
 }
@@ -141,9 +147,9 @@ export function costLines(m: CostModel, i: LinesInput): CostLines {
   const cached = m.prices.cachedInput;
   // The cut's cost that does not grow with what it evicts: the re-read, and the summarizer's call
   // apart from the evicted span (instructions, previous summary, its reply; sharing the prefix:
-  // the target part of the cached view).
+  // the pinned block and the previous summary, read from the cache).
   const reread = Math.max(0, m.prices.cacheWrite - cached) * Math.max(0, target + i.summaryTokens - i.stable);
-  const fixed = reread + summarizerCost(m, m.sharedPrefix ? target : 0, i.summaryTokens, i.summaryTokens);
+  const fixed = reread + summarizerCost(m, m.sharedPrefix ? i.stable + i.summaryTokens : 0, i.summaryTokens, i.summaryTokens);
   // What the summarizer pays per evicted token (sharing the prefix: its cached read).
   const perEvicted = !m.summarizer ? 0 : m.sharedPrefix ? cached : m.summarizer.input;
   const optimal = cached > 0 ? Math.sqrt((2 * fixed * g) / cached) : Number.POSITIVE_INFINITY;

@@ -45,7 +45,11 @@ export const pricingSchema = z
 
 export const summarizerSchema = z
   .object({
-    model: z.string().min(1),
+    // Not needed with shared_prefix: the conversation's own model summarizes.
+    model: z.string().min(1).optional(),
+    // Summarize with the conversation's own model and upstream, on the prefix recap last forwarded
+    // (byte for byte, one instruction appended), so the provider reads it from its cache (docs/cost.md).
+    shared_prefix: z.boolean().default(false),
     upstream: z.string().min(1).optional(),
     timeout_ms: positiveInt.default(60_000),
     // Largest transcript (in tokens) sent in one summarizer call; bigger spans go in chunks.
@@ -55,7 +59,11 @@ export const summarizerSchema = z
     // The summarizer's prices, when its model has no models[] entry with its own (compaction/cost.ts).
     pricing: pricingSchema.optional(),
   })
-  .strict();
+  .strict()
+  .refine((s) => s.model !== undefined || s.shared_prefix, {
+    message: "a summarizer needs a model, unless shared_prefix is true (the conversation's own model summarizes)",
+    path: ['model'],
+  });
 
 export const clearingSchema = z
   .object({

@@ -8,7 +8,7 @@ import { anthropicErrorBody, messageBody, messageEvents, planMessage } from './f
 import type { AnthropicScriptedReply, FakeAnthropicOptions, FakeCount, RecordedRequest } from './fake-anthropic-types.js';
 import { type Exchange, sendBody } from './fake-send.js';
 import { startEventStream, writeEvents } from './fake-sse.js';
-import { extractiveSummary } from './fake-summary.js';
+import { extractiveSummary, isSharedPrefixCall, sharedPrefixSummary } from './fake-summary.js';
 import { textOf } from './fake-text.js';
 import { probeReply } from './fake-recall.js';
 import { asChatMessage } from '../wire/messages/items.js';
@@ -65,7 +65,11 @@ export async function respondAnthropic(x: AnthropicExchange): Promise<void> {
   }
   // The summarizer's reply is its summary alone, cut at max_tokens by the fake's own count (as a model stops).
   const output = x.summarizer
-    ? { text: extractiveSummary({ ...request, max_tokens: o200kOfTokens(request.max_tokens) }) }
+    ? {
+        text: isSharedPrefixCall(request)
+          ? sharedPrefixSummary(request, { maxTokens: o200kOfTokens(request.max_tokens) })
+          : extractiveSummary({ ...request, max_tokens: o200kOfTokens(request.max_tokens) }),
+      }
     : scriptsOutput(x.reply)
       ? x.reply
       : { ...x.reply, ...defaultReply(request) };

@@ -11,6 +11,7 @@ import { createFakePromptCache } from './fake-anthropic-count.js';
 import { MESSAGES_PATH, respondAnthropic } from './fake-anthropic-routes.js';
 import type { AnthropicScriptedReply, FakeAnthropic, FakeAnthropicOptions, FakeCount, RecordedRequest } from './fake-anthropic-types.js';
 import { pathOf } from './fake-script.js';
+import { isSharedPrefixCall } from './fake-summary.js';
 
 export type { AnthropicScriptedReply, FakeAnthropic, FakeAnthropicOptions, FakeCount, RecordedRequest } from './fake-anthropic-types.js';
 
@@ -32,7 +33,9 @@ export async function startFakeAnthropic(initial: FakeAnthropicOptions = {}): Pr
   let serial = 0;
 
   const isMessages = (r: RecordedRequest) => r.method === 'POST' && pathOf(r) === MESSAGES_PATH;
-  const isSummarizer = (r: RecordedRequest) => isMessages(r) && options.summarizerModel !== undefined && r.json?.model === options.summarizerModel;
+  // The summarizer model's calls, and calls on a conversation's own cached prefix (summarizer.shared_prefix).
+  const isSummarizer = (r: RecordedRequest) =>
+    isMessages(r) && ((options.summarizerModel !== undefined && r.json?.model === options.summarizerModel) || isSharedPrefixCall(r.json));
 
   function take(record: RecordedRequest, summarizer: boolean): AnthropicScriptedReply {
     const index = queue.findIndex((q) => (q.model !== undefined ? record.json?.model === q.model : !summarizer && isMessages(record)));

@@ -6,6 +6,7 @@ import { planResponse, responseObject } from './fake-responses.js';
 import { inputProblem } from './fake-responses-check.js';
 import { responseEvents } from './fake-responses-stream.js';
 import { chatViewOf } from './fake-responses-view.js';
+import { summaryOf } from './fake-summary.js';
 import { type Exchange, sendBody } from './fake-send.js';
 import { startEventStream, writeEvents } from './fake-sse.js';
 import { stringifyJson } from '../body/stringify.js';
@@ -22,7 +23,7 @@ export async function sendResponse(x: Exchange, status: number, headers: Record<
     request,
     inputTokens,
     cachedTokens: x.options().cachedTokens?.(x.record, inputTokens),
-    fallback: () => defaultChatReply(chatViewOf(request)),
+    fallback: () => (x.isSummarizerCall ? { content: summaryOf(request, x.options().lossySummarizer) } : defaultChatReply(chatViewOf(request))),
   });
   if (request.stream !== true) return sendBody(x, status, headers, responseObject(plan, true));
   startEventStream(x.res, status, headers);

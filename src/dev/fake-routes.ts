@@ -7,7 +7,7 @@ import { sendResponse } from './fake-responses-route.js';
 import { pathOf } from './fake-script.js';
 import { type Exchange, sendBody } from './fake-send.js';
 import { startEventStream, writeEvents } from './fake-sse.js';
-import { extractiveSummary } from './fake-summary.js';
+import { summaryOf } from './fake-summary.js';
 import { stringifyJson } from '../body/stringify.js';
 
 export const CHAT_PATH = '/v1/chat/completions';
@@ -41,7 +41,7 @@ async function sendChat(x: Exchange, status: number, headers: Record<string, str
     model: typeof request.model === 'string' ? request.model : 'fake-model',
     promptTokens,
     cachedTokens: options.cachedTokens?.(x.record, promptTokens),
-    fallback: () => (x.isSummarizerCall ? { content: extractiveSummary(request, { lossy: options.lossySummarizer }) } : defaultChatReply(request)),
+    fallback: () => (x.isSummarizerCall ? { content: summaryOf(request, options.lossySummarizer) } : defaultChatReply(request)),
   });
   if (request.stream !== true) return sendBody(x, status, headers, completionBody(plan, x.reply.usage ?? true));
   const withUsage = x.reply.usage ?? request.stream_options?.include_usage === true;

@@ -3,7 +3,9 @@
 // so tests can check that facts (numbers, paths, ids) survive compaction and carry-over. The lossy
 // mode plays a summarizer that paraphrases identifiers away ("the ticket", "a file"), as real ones
 // do after a few generations: every id, path, URL and number is replaced by an ellipsis.
+import { SHARED_PREFIX_MARKER } from '../compaction/prompt.js';
 import { getTokenizer } from '../tokens/encodings.js';
+import { chatViewOf } from './fake-responses-view.js';
 import { textOf } from './fake-text.js';
 
 export const SUMMARY_SECTIONS = ['Goal', 'Current state', 'Decisions', 'Facts and identifiers', 'Open questions', 'Next steps'] as const;
@@ -79,6 +81,42 @@ export function extractiveSummary(request: any, options: FakeSummaryOptions = {}
     return `## ${section}\n${lines.map((line) => `- ${line}`).join('\n')}`;
   }).join('\n\n');
   return truncateToTokens(text, maxSummaryTokens(request)).trimEnd();
+}
+
+/** The items of a chat, Responses or Anthropic request. */
+function itemsOf(request: any): any[] {
+  if (Array.isArray(request?.messages)) return request.messages;
+  return Array.isArray(request?.input) ? chatViewOf(request).messages : [];
+}
+
+/** A summarizer call on the conversation's own cached prefix (summarizer.shared_prefix): its last item is recap's instruction. */
+export function isSharedPrefixCall(request: any): boolean {
+  const last = itemsOf(request).at(-1);
+  return last?.role === 'user' && textOf(last.content).startsWith(SHARED_PREFIX_MARKER);
+}
+
+/** Text of an item: its text parts, and the content of Anthropic's tool results. */
+function itemText(item: any): string {
+  const blocks = Array.isArray(item?.content) ? item.content : [];
+  const results = blocks.filter((b: any) => b?.type === 'tool_result').map((b: any) => (typeof b.content === 'string' ? b.content : textOf(b.content)));
+  return [textOf(item?.content), ...results].filter((t) => t !== '').join('\n');
+}
+
+/** Such a call's summary: the extractive summary of every item above the instruction but the leading instructions, read as one transcript. */
+export function sharedPrefixSummary(request: any, options: FakeSummaryOptions & { maxTokens: number }): string {
+  const items = itemsOf(request).slice(0, -1);
+  const transcript = items
+    .filter((m) => m?.role !== 'system' && m?.role !== 'developer')
+    .map(itemText)
+    .join('\n');
+  return extractiveSummary({ messages: [{ role: 'user', content: transcript }], max_tokens: options.maxTokens }, options);
+}
+
+/** A summarizer call's summary: of its transcript, or (on the conversation's own prefix) of the conversation above the instruction. */
+export function summaryOf(request: any, lossy: boolean | undefined): string {
+  if (!isSharedPrefixCall(request)) return extractiveSummary(request, { lossy });
+  const limit = request.max_completion_tokens ?? request.max_tokens ?? request.max_output_tokens;
+  return sharedPrefixSummary(request, { lossy, maxTokens: typeof limit === 'number' ? limit : 1024 });
 }
 
 function maxSummaryTokens(request: any): number {

@@ -9,6 +9,7 @@ import { BodyWriter } from './fake-body-writer.js';
 import { RESPONSES_PATH } from './fake-responses-route.js';
 import { CHAT_PATH, respond } from './fake-routes.js';
 import { pathOf, ReplyScript } from './fake-script.js';
+import { isSharedPrefixCall } from './fake-summary.js';
 import type { FakeUpstream, FakeUpstreamOptions, RecordedRequest } from './fake-types.js';
 
 export type { FakeUpstream, FakeUpstreamOptions, RecordedRequest, ScriptedReply } from './fake-types.js';
@@ -24,7 +25,9 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
 
   const isChatCall = (r: RecordedRequest): boolean => r.method === 'POST' && pathOf(r) === CHAT_PATH;
   const isResponsesCall = (r: RecordedRequest): boolean => r.method === 'POST' && pathOf(r) === RESPONSES_PATH;
-  const isSummarizerCall = (r: RecordedRequest): boolean => isChatCall(r) && options.summarizerModel !== undefined && r.json?.model === options.summarizerModel;
+  // The summarizer model's chat calls, and calls on a conversation's own cached prefix (summarizer.shared_prefix).
+  const isSummarizerCall = (r: RecordedRequest): boolean =>
+    (isChatCall(r) && options.summarizerModel !== undefined && r.json?.model === options.summarizerModel) || ((isChatCall(r) || isResponsesCall(r)) && isSharedPrefixCall(r.json));
 
   function forgetOldest(): void {
     const overflow = requests.length - (options.maxRecorded ?? Infinity);
@@ -109,7 +112,7 @@ export async function startFakeUpstream(initial: FakeUpstreamOptions = {}): Prom
     requests,
     chatRequests: () => requests.filter((r) => isChatCall(r) && !isSummarizerCall(r)),
     summarizerRequests: () => requests.filter(isSummarizerCall),
-    responsesRequests: () => requests.filter(isResponsesCall),
+    responsesRequests: () => requests.filter((r) => isResponsesCall(r) && !isSummarizerCall(r)),
     enqueue: (reply, opts) => script.enqueue(reply, opts),
     setDefault: (fn) => script.setDefault(fn),
     setOptions: (o) => {

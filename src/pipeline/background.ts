@@ -159,10 +159,12 @@ async function worthPreparing<T>(ctx: StepContext, a: Analysis<T>, from: Base, b
  * (their headers hold the client's credential). The client's Authorization is kept only when the
  * summarizer's upstream has no key of its own, because the summarizer call must then
  * authenticate as the client (docs/reliability-and-security.md, Secrets): until the job has run.
+ * A summarizer on the shared prefix keeps the client's body (and its API headers: no credential).
  */
 function backgroundContext(ctx: StepContext, signal: AbortSignal): StepContext {
   const summarizer = ctx.model.compaction.summarizer!;
-  const upstream = ctx.deps.config.upstreams[summarizer.upstream ?? ctx.model.upstream];
+  // On the shared prefix the summarizer is the conversation's own upstream.
+  const upstream = ctx.deps.config.upstreams[summarizer.shared_prefix ? ctx.model.upstream : (summarizer.upstream ?? ctx.model.upstream)];
   return {
     deps: ctx.deps,
     model: ctx.model,
@@ -175,6 +177,8 @@ function backgroundContext(ctx: StepContext, signal: AbortSignal): StepContext {
     signal,
     pause: createSlicer(SLICE_MS),
     authorization: upstream?.api_key ? undefined : ctx.authorization,
+    // The request's body, kept with its analysis until the job has run (its size is the job's `bytes`).
+    sharedPrefix: ctx.sharedPrefix,
     recordSummarizer: summarizerRecorder(ctx.deps, ctx.model, ctx.identity.tenant),
   };
 }

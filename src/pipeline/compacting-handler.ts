@@ -13,6 +13,7 @@ import { type OutcomePart, type RequestOutcome, recapHeaders } from '../observab
 import { clientField } from '../observability/request-log.js';
 import { forwardFirstOf } from './forward-first.js';
 import { prepareRequest } from './prepare.js';
+import { apiHeadersOf } from './shared-prefix.js';
 import type { PathDeps, RoutePlan } from './route-plan.js';
 import type { TokenService } from './token-service.js';
 import { recallTurn } from '../recall/hops.js';
@@ -136,7 +137,7 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
         // after that write, so that its counting does not hold the body back from the upstream.
         await nextMacrotask();
       }
-      plan = await prepareRequest(deps.pipeline, format, { caller, conversation, parsed, model, signal, forwardedFirst, bytes: raw.length });
+      plan = await prepareRequest(deps.pipeline, format, { caller, conversation, parsed, model, signal, forwardedFirst, bytes: raw.length, apiHeaders: apiHeadersOf(req.headers) });
       outcome = { ...outcome, ...plan.outcome };
       const { view } = plan;
       const shortId = outcome.conversation;

@@ -25,7 +25,7 @@ export function costModelOf(models: ModelConfig[], model: ModelConfig): CostMode
   const prices = modelPrices(model);
   if (!prices) return null;
   const summarizer = model.compaction.strategy === 'summarize' ? (summarizerPrices(models, model) ?? null) : null;
-  return { prices, summarizer, sharedPrefix: false };
+  return { prices, summarizer, sharedPrefix: summarizer !== null && model.compaction.summarizer?.shared_prefix === true };
 }
 
 /** The lines for this request, or null when the model has no prices. */

@@ -1,7 +1,8 @@
 import { chunkTranscript, summarizeInChunks } from '../compaction/chunks.js';
 import { type LedgerCounts, ledgerForSummarySteps, ledgerReserve } from '../compaction/ledger.js';
 import { collectLedgerCandidates } from '../compaction/ledger-candidates.js';
-import { buildSummarizerMessages } from '../compaction/prompt.js';
+import { buildSummarizerMessages, sharedPrefixInstruction } from '../compaction/prompt.js';
+import { redact } from '../compaction/redact.js';
 import { taskNote, taskNoteOf, withoutTaskNote, withTaskNote } from '../compaction/task-note.js';
 import { buildTemplateSummary } from '../compaction/template.js';
 import { templateWithLedgerSteps } from '../compaction/template-ledger.js';
@@ -9,7 +10,7 @@ import { transcriptEntries } from '../compaction/transcript.js';
 import type { CompactionConfig } from '../config/config.js';
 import type { ChatMessage } from '../messages/types.js';
 import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
-import { type Summarizer, SummarizerError, type SummarizerFailure } from '../summarizer/client.js';
+import { type PrefixRequest, type Summarizer, type SummarizerCall, SummarizerError, type SummarizerFailure, type SummarizerReply } from '../summarizer/client.js';
 
 // Turns an evicted span into the next summary text, by the model's strategy. Only `summarize`
 // can fail; the caller degrades on failure (rule 8).
@@ -30,12 +31,23 @@ export interface SummaryRequest {
   defaultUpstream: string;
   authorization?: string;
   signal?: AbortSignal;
+  /** Summarize on the conversation's own cached prefix (`summarizer.shared_prefix`): one call, on its model and upstream. */
+  prefix?: PrefixSummary | undefined;
+}
+
+/** A summarizer call on the conversation's cached prefix, built for the instruction and limit (span-checkpoint.ts). */
+export interface PrefixSummary {
+  model: string;
+  upstream: string;
+  request(instruction: string, maxTokens: number): PrefixRequest;
 }
 
 /** What the summarizer calls used, split as providers bill it (prompt includes cached). */
 export interface SummarizerUsage {
   prompt: number;
   cached: number;
+  /** Written to the provider's cache (Anthropic; a call on the conversation's prefix). */
+  written?: number;
   output: number;
 }
 
@@ -79,7 +91,43 @@ function byteLength(text: string): number {
   return encoder.encode(text).length;
 }
 
+/**
+ * One call on the conversation's own prefix: the prefix fit the model's window when it was
+ * forwarded, so it needs no chunks. The span reaches the model as the conversation has it (the
+ * model saw it all before), so the summary is what gets redacted: no secret is stored (rule 7).
+ */
+async function summarizeOnPrefix(req: SummaryRequest, prefix: PrefixSummary, maxTokens: number): Promise<SummaryResult> {
+  const instruction = sharedPrefixInstruction({ maxTokens, promptOverride: req.compaction.prompt, openingTask: req.openingTask !== undefined });
+  const usage: SummarizerUsage = { prompt: 0, cached: 0, written: 0, output: 0 };
+  let tokens = 0;
+  try {
+    const reply = await req.summarizer({ ...callOf(req, prefix.model, prefix.upstream, [], maxTokens), prefix: prefix.request(instruction, maxTokens) });
+    tokens = tally(req, usage, reply, instruction);
+    return { ok: true, text: redact(reply.text), summarizerTokens: tokens, calls: 1, usage };
+  } catch (err) {
+    const reason = err instanceof SummarizerError ? err.reason : 'error';
+    return { ok: false, reason, calls: 1, summarizerTokens: tokens, usage };
+  }
+}
+
+function callOf(req: SummaryRequest, model: string, upstream: string, messages: SummarizerCall['messages'], maxTokens: number): SummarizerCall {
+  const s = req.compaction.summarizer!;
+  return { model, upstream, messages, maxTokens, tokenLimitField: s.token_limit_field, timeoutMs: s.timeout_ms, authorization: req.authorization, signal: req.signal };
+}
+
+/** Adds a reply's usage (what the upstream reported, else recap's count of `prompt`) to `usage`; the call's tokens. */
+function tally(req: SummaryRequest, usage: SummarizerUsage, reply: SummarizerReply, prompt: string): number {
+  const input = reply.promptTokens ?? req.countText(prompt);
+  const output = reply.completionTokens ?? req.countText(reply.text);
+  usage.prompt += input;
+  usage.cached += reply.cachedTokens ?? 0;
+  if (reply.writtenTokens) usage.written = (usage.written ?? 0) + reply.writtenTokens;
+  usage.output += output;
+  return input + output;
+}
+
 async function summarizeSpan(req: SummaryRequest, maxTokens: number): Promise<SummaryResult> {
+  if (req.prefix) return summarizeOnPrefix(req, req.prefix, maxTokens);
   const s = req.compaction.summarizer!;
   // Room for the transcript in one call: the model's input limit minus instructions, previous summary and reply.
   const overhead = req.countText(
@@ -103,22 +151,9 @@ async function summarizeSpan(req: SummaryRequest, maxTokens: number): Promise<Su
       req.previous,
       async (messages) => {
         calls++;
-        const reply = await req.summarizer({
-          model: s.model,
-          upstream: s.upstream ?? req.defaultUpstream,
-          messages,
-          maxTokens,
-          tokenLimitField: s.token_limit_field,
-          timeoutMs: s.timeout_ms,
-          authorization: req.authorization,
-          signal: req.signal,
-        });
-        const prompt = reply.promptTokens ?? req.countText(messages.map((m) => m.content).join('\n'));
-        const output = reply.completionTokens ?? req.countText(reply.text);
-        tokens += prompt + output;
-        usage.prompt += prompt;
-        usage.cached += reply.cachedTokens ?? 0;
-        usage.output += output;
+        // The schema requires a model unless the summary is made on the shared prefix (not here).
+        const reply = await req.summarizer(callOf(req, s.model!, s.upstream ?? req.defaultUpstream, messages, maxTokens));
+        tokens += tally(req, usage, reply, messages.map((m) => m.content).join('\n'));
         return reply.text;
       },
       { maxTokens, promptOverride: req.compaction.prompt, openingTask: req.openingTask !== undefined },

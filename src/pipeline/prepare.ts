@@ -14,6 +14,7 @@ import { auditKey } from './audit.js';
 import { type Decision, decide } from './decide.js';
 import type { ForwardFirst } from './forward-first.js';
 import type { PipelineDeps } from './pipeline-deps.js';
+import { type SharedPrefixSource, sharedPrefixSource } from './shared-prefix.js';
 import { createRoutePlan, type PathDeps, type PlanTokens, type RoutePlan } from './route-plan.js';
 import { type StepContext, type SummarizerTally, summarizerRecorder } from './step-context.js';
 
@@ -33,6 +34,8 @@ export interface PrepareInput {
   forwardedFirst?: ForwardFirst | undefined;
   /** Size of the client's body: what a background job planned from this request holds. */
   bytes: number;
+  /** Of the client's headers, those its API reads the body by (shared-prefix.ts): a summarizer call on the conversation's prefix sends them too. */
+  apiHeaders?: Readonly<Record<string, string>> | undefined;
 }
 
 /** A request recap forwards as it came: counted, with its budget when the model has one. */
@@ -70,6 +73,8 @@ export interface CompactionRequest<T> {
   recall?: RecallOffer | undefined;
   /** The record, read already (prefetchRecord). */
   record?: Promise<LoadedRecord> | undefined;
+  /** The request as recap forwards it, when the model summarizes on its cached prefix. */
+  sharedPrefix?: SharedPrefixSource | undefined;
 }
 
 /**
@@ -133,7 +138,7 @@ async function analyzeAndDecide<T>(
 ): Promise<{ ctx: StepContext; a: Analysis<T>; decision: Decision<T> }> {
   const { model } = input;
   const { identity, counted, budget } = request;
-  const ctx = stepContext(deps, input, model, counted.counter, identity);
+  const ctx = { ...stepContext(deps, input, model, counted.counter, identity), sharedPrefix: request.sharedPrefix };
   const a = await runSliced(
     analyzeSteps({
       items: request.items,
@@ -214,5 +219,6 @@ export async function prepareRequest<T, P extends ParsedRequest>(deps: PathDeps,
   const recall = format.recall ? format.recallOffer(model, parsed, counted, counters.scaleFor(model)) : undefined;
   // The injected tool is planned for as one of the request's tools (rule 3).
   const budget = deps.tokens.budgetFor(model, parsed.body, counted.toolsTokens + (recall?.toolTokens ?? 0));
-  return planCompaction(deps, { ...input, model }, { items, wire: format.items, identity, counted, budget, recall, record });
+  const sharedPrefix = sharedPrefixSource(format, parsed, model, recall, input.apiHeaders ?? {});
+  return planCompaction(deps, { ...input, model }, { items, wire: format.items, identity, counted, budget, recall, record, sharedPrefix });
 }

@@ -5,10 +5,11 @@ import { acceptSummary } from '../compaction/validate-summary.js';
 import type { ChatMessage } from '../messages/types.js';
 import { countLedger } from '../observability/metrics.js';
 import type { Checkpoint } from '../store/store.js';
-import type { Analysis } from './analyze.js';
+import { type Analysis, buildView } from './analyze.js';
+import { leavesOut } from '../recall/session.js';
 import { PROJECTED_SUMMARY } from './projected-summary.js';
 import type { Base } from './choose-view.js';
-import { makeSummary, type SummaryResult } from './make-summary.js';
+import { makeSummary, type PrefixSummary, type SummaryResult } from './make-summary.js';
 import type { StepContext } from './step-context.js';
 
 // The one way a new checkpoint is made, inline or in the background: summarize what the cut takes
@@ -65,6 +66,42 @@ function summarizerCostEstimate(ctx: StepContext, base: Base, evictedTokens: num
   return ctx.counter.countText(frame.map((m) => m.content).join('\n')) + evictedTokens + maxTokens;
 }
 
+/** Where the view on `base` holds the request's item `i` (rest index), counted from its first item. */
+function viewIndex<T>(a: Analysis<T>, base: Base, i: number): number {
+  const head = a.pinned.length + (base.summary ? 1 : 0);
+  const kept = base.kept.indexOf(i);
+  return kept >= 0 ? head + kept : head + base.kept.length + (i - base.covered);
+}
+
+/**
+ * The summarizer call on the conversation's cached prefix (`summarizer.shared_prefix`): the body
+ * recap forwards with the view on `base` (what it forwarded last, when the previous request used
+ * that base: shared-prefix.ts), cut after the last item the cut evicts.
+ */
+function prefixSummary<T>(ctx: StepContext, a: Analysis<T>, base: Base, cut: Cut): PrefixSummary | undefined {
+  const source = ctx.sharedPrefix;
+  const s = ctx.model.compaction.summarizer;
+  if (!source || !s?.shared_prefix) return undefined;
+  const view = base.checkpoint ? buildView(a, base.summary, base) : null;
+  let keep = 0;
+  for (const i of cut.evicted) keep = Math.max(keep, viewIndex(a, base, i) + 1);
+  return {
+    model: source.model,
+    upstream: ctx.model.upstream,
+    request(instruction, maxTokens) {
+      const forwarded = source.forwarded(view, view !== null && leavesOut(base));
+      const body = source.wire.body(forwarded, { keep, instruction, maxTokens, tokenLimitField: s.token_limit_field });
+      return { body, path: source.path, readReply: source.wire.readReply, headers: source.headers };
+    },
+  };
+}
+
+/** The summarizer's name in metrics and checkpoints: the conversation model's entry when it summarizes on its own prefix. */
+function summarizerName(ctx: StepContext): string {
+  const s = ctx.model.compaction.summarizer!;
+  return s.shared_prefix || s.model === undefined ? ctx.model.match : s.model;
+}
+
 export async function checkpointForCut<T>(
   ctx: StepContext,
   a: Analysis<T>,
@@ -99,6 +136,7 @@ export async function checkpointForCut<T>(
     if (mode === 'background') return { ok: false, reason: TENANT_BUDGET_EXCEEDED };
   }
   const used: Strategy = overBudget ? 'window' : strategy;
+  const prefix = used === 'summarize' ? prefixSummary(ctx, a, base, cut) : undefined;
   const started = performance.now();
   // Settled with what the call really cost; a call that threw spent nothing it could report.
   let result: SummaryResult | undefined;
@@ -115,6 +153,7 @@ export async function checkpointForCut<T>(
       defaultUpstream: ctx.model.upstream,
       authorization: ctx.authorization,
       signal,
+      prefix,
     });
   } finally {
     reservation?.settle(result?.summarizerTokens ?? 0);
@@ -128,10 +167,10 @@ export async function checkpointForCut<T>(
     const scale = ctx.deps.tokens.scaleFor(ctx.model, ctx.identity.tenant);
     const verdict = acceptSummary(result.text, a.summaryTokens(base.summary) + evictedTokens, a.summaryTokens(result.text), compaction.summary_max_tokens, scale);
     if (verdict !== 'ok') {
-      ctx.deps.metrics.summarizerCalls.inc({ model: compaction.summarizer!.model, outcome: verdict, mode });
+      ctx.deps.metrics.summarizerCalls.inc({ model: summarizerName(ctx), outcome: verdict, mode });
       return { ok: false, reason: `summary_${verdict}` };
     }
   }
   if (result.ledger) countLedger(ctx.deps.metrics, ctx.model.match, result.ledger);
-  return { ok: true, checkpoint: describeCheckpoint(a, cut, result.text, used === 'summarize' ? compaction.summarizer!.model : used) };
+  return { ok: true, checkpoint: describeCheckpoint(a, cut, result.text, used === 'summarize' ? summarizerName(ctx) : used) };
 }

@@ -9,6 +9,7 @@ import type { ConversationKey } from '../store/store.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import type { SummarizerUsage } from './make-summary.js';
 import type { PipelineDeps } from './pipeline-deps.js';
+import type { SharedPrefixSource } from './shared-prefix.js';
 
 export interface SummarizerOutcome {
   ok: boolean;
@@ -40,6 +41,8 @@ export interface StepContext {
   pause: Pause;
   /** The client's Authorization, for summarizer calls on an upstream without its own key. */
   authorization: string | undefined;
+  /** The request as recap forwards it, for a summarizer on the conversation's cached prefix (`summarizer.shared_prefix`). */
+  sharedPrefix?: SharedPrefixSource | undefined;
   recordSummarizer(mode: 'inline' | 'background', result: SummarizerOutcome, ms: number): void;
 }
 
@@ -62,14 +65,15 @@ export function summarizerPart(t: SummarizerTally): OutcomePart {
  * span-checkpoint.ts), and an inline one in the request's `tally`.
  */
 export function summarizerRecorder(deps: PipelineDeps, model: ModelConfig, tenant: string, tally?: SummarizerTally): StepContext['recordSummarizer'] {
-  const summarizerModel = model.compaction.summarizer?.model ?? 'none';
+  const s = model.compaction.summarizer;
+  const summarizerModel = s?.shared_prefix ? model.match : (s?.model ?? 'none');
   const prices = summarizerPrices(deps.config.models, model);
   return (mode, result, ms) => {
     deps.metrics.summarizerCalls.inc({ model: summarizerModel, outcome: result.ok ? 'ok' : (result.reason ?? 'error'), mode }, result.calls);
     deps.metrics.summarizerDuration.observe({ mode }, ms / 1000);
     deps.metrics.summarizerTokens.inc({ direction: 'total' }, result.summarizerTokens);
     const u = result.usage;
-    const cost = prices && u ? costOf(prices, { prompt: u.prompt, cached: u.cached, written: 0, output: u.output }) : undefined;
+    const cost = prices && u ? costOf(prices, { prompt: u.prompt, cached: u.cached, written: u.written ?? 0, output: u.output }) : undefined;
     // A summarizer call is money recap spent: it counts against what recap saved (background calls too).
     if (cost !== undefined) {
       deps.metrics.cost.inc({ model: model.match }, cost);

@@ -4,7 +4,7 @@ import { type Prices, pricesOf } from './prices.js';
 
 // Which prices apply: a model's own `pricing`; for its summarizer, the summarizer model's own
 // models[] entry, else `summarizer.pricing`, else the conversation model's prices (an upper bound
-// when the summarizer is the usual cheaper model).
+// when the summarizer is the usual cheaper model); on the shared prefix, the conversation model's.
 
 const resolvers = new WeakMap<readonly ModelConfig[], (name: string) => ModelConfig | undefined>();
 
@@ -25,6 +25,8 @@ export function modelPrices(model: ModelConfig): Prices | undefined {
 export function summarizerPrices(models: ModelConfig[], model: ModelConfig): Prices | undefined {
   if (!model.pricing) return undefined;
   const s = model.compaction.summarizer;
-  const pricing = (s && (resolverFor(models)(s.model)?.pricing ?? s.pricing)) ?? model.pricing;
+  // On the shared prefix the conversation's own model summarizes, at its own prices.
+  if (!s || s.shared_prefix || s.model === undefined) return pricesOf(model.pricing);
+  const pricing = resolverFor(models)(s.model)?.pricing ?? s.pricing ?? model.pricing;
   return pricesOf(pricing);
 }

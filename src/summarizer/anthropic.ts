@@ -60,5 +60,7 @@ export function readAnthropicSummarizerReply(body: string): ReadReply {
   if (!out) return { ok: false, reason: 'empty', detail: 'summarizer returned no text' };
   const u = json.usage;
   const prompt = u ? (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) : undefined;
-  return { ok: true, text: out, promptTokens: prompt, completionTokens: u?.output_tokens };
+  // Cache reads and writes are billed apart (a summarizer call on the conversation's own cached prefix).
+  const cache = u ? { cachedTokens: u.cache_read_input_tokens ?? 0, writtenTokens: u.cache_creation_input_tokens ?? 0 } : {};
+  return { ok: true, text: out, promptTokens: prompt, completionTokens: u?.output_tokens, ...cache };
 }

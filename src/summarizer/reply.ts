@@ -8,7 +8,7 @@ import { usageReportOf } from '../tokens/usage.js';
 export type SummarizerFailure = 'error' | 'timeout' | 'empty' | 'aborted' | 'truncated' | 'refused';
 
 export type ReadReply =
-  | { ok: true; text: string; promptTokens?: number; completionTokens?: number; cachedTokens?: number }
+  | { ok: true; text: string; promptTokens?: number; completionTokens?: number; cachedTokens?: number; writtenTokens?: number }
   | { ok: false; reason: SummarizerFailure; detail: string };
 
 interface Completion {

@@ -7,6 +7,7 @@ import type { RecapError } from '../errors.js';
 import type { StreamEndRule } from '../http/stream-end.js';
 import type { ChatMessage } from '../messages/types.js';
 import type { RecallWire } from '../recall/wire.js';
+import type { ReadReply } from '../summarizer/reply.js';
 import type { Pause } from '../slicing/slicer.js';
 import type { EventRoute } from '../store/event-log.js';
 import type { OutputLimits } from '../tokens/budget.js';
@@ -94,6 +95,30 @@ export interface PromptBound {
   definitions: number;
 }
 
+/** What a summarizer call on the conversation's cached prefix is asked (shared-prefix.ts). */
+export interface SharedPrefixCall {
+  /** How many of the forwarded body's items the prefix keeps: up to the end of the span summarized. */
+  keep: number;
+  /** The one user message appended: summarize what is above it. */
+  instruction: string;
+  /** The summary's token limit. */
+  maxTokens: number;
+  /** The limit's field when the body names none (chat: `summarizer.token_limit_field`). */
+  tokenLimitField: 'max_tokens' | 'max_completion_tokens';
+}
+
+/**
+ * The summarizer call on the conversation's own cached prefix (`summarizer.shared_prefix`,
+ * docs/cost.md): the body recap forwarded with its items cut after the span, byte for byte, and
+ * one instruction appended, so the provider reads the prefix from its cache; sent on the format's
+ * own upstream path.
+ */
+export interface SharedPrefixWire {
+  body(forwarded: Buffer, call: SharedPrefixCall): Buffer;
+  /** The reply, read as strictly as a summarizer's (summarizer/reply.ts). */
+  readReply(text: string): ReadReply;
+}
+
 /** One API recap compacts: `T` its conversation item, `P` its parsed request. */
 export interface WireFormat<T, P extends ParsedRequest = ParsedRequest> {
   /** The client's route, e.g. `/v1/chat/completions`. */
@@ -132,6 +157,8 @@ export interface WireFormat<T, P extends ParsedRequest = ParsedRequest> {
   readonly streamEnd: StreamEndRule;
   /** How the route injects and answers recap_recall (rule 13); a format without it is never offered recall. */
   readonly recall?: RecallWire<T, P>;
+  /** The summarizer call on the conversation's cached prefix (`summarizer.shared_prefix`). */
+  readonly sharedPrefix: SharedPrefixWire;
   /** recap's own error in this API's shape (the body; status and headers are the error's). */
   errorBody(err: RecapError): string;
 }

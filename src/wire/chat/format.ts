@@ -14,6 +14,7 @@ import { chatWire } from './items.js';
 import { type ChatBody, readChatRequest } from './parse-request.js';
 import { chatRecall } from './recall.js';
 import { chatStreamEnd } from './stream-end.js';
+import { chatSharedPrefix } from './shared-prefix.js';
 
 /** What recap_recall adds to a chat request's tools: after its own functions, one figure per encoding (tool-tokens.ts). */
 function recallToolTokens(body: ChatRequest, counter: TokenCounter): number {
@@ -46,5 +47,6 @@ export const chatFormat: WireFormat<ChatMessage, ChatBody> = {
   withView: (chat, view) => spliceArray(chat, 'messages', chat.body.messages, view),
   streamEnd: chatStreamEnd,
   recall: chatRecall,
+  sharedPrefix: chatSharedPrefix,
   errorBody,
 };

@@ -8,6 +8,7 @@ import { messagesWire } from './items.js';
 import { readMessagesRequest } from './parse-request.js';
 import { MESSAGES_RECALL_TOOL_JSON, type MessagesBody, messagesRecall, messagesRecallRefusal } from './recall.js';
 import { messagesStreamEnd } from './stream-end.js';
+import { messagesSharedPrefix } from './shared-prefix.js';
 import type { AnthropicMessage } from './types.js';
 import { withViewBreakpoints } from './view-breakpoints.js';
 
@@ -49,5 +50,6 @@ export const messagesFormat: WireFormat<AnthropicMessage, MessagesBody> = {
     ...messagesRecall,
     body: (parsed, items) => messagesRecall.body(parsed, withViewBreakpoints(parsed.body, items)),
   },
+  sharedPrefix: messagesSharedPrefix,
   errorBody: messagesErrorBody,
 };

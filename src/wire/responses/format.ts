@@ -9,6 +9,7 @@ import { responsesRecall } from './recall.js';
 import { responsesRecallOffer } from './recall-offer.js';
 import { responsesStreamEnd } from './stream-end.js';
 import type { ResponseItem } from './types.js';
+import { responsesSharedPrefix } from './shared-prefix.js';
 
 // A request whose history the provider keeps (`previous_response_id`, `conversation`) or whose
 // input is a plain string is forwarded untouched. The conversation is this route's own: a chat
@@ -40,5 +41,6 @@ export const responsesFormat: WireFormat<ResponseItem, ResponsesBody> = {
   withView: (parsed, view) => spliceArray(parsed, 'input', parsed.body.input as ResponseItem[], view),
   streamEnd: responsesStreamEnd,
   recall: responsesRecall,
+  sharedPrefix: responsesSharedPrefix,
   errorBody,
 };
