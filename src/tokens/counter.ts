@@ -44,9 +44,10 @@ export interface TokenCounterOptions {
   cache?: TokenCache;
 }
 
-// The tokenizer (encodings.ts) counts English and code at ~2-3 MB/s and dense CJK at ~300k
-// chars/s, so a long text is cut into pieces of ~1K chars (split.ts keeps the sum exact where the
-// text allows it): one piece costs well under a few milliseconds, whatever the script.
+// The tokenizer (encodings.ts) counts prose, code, JSON and logs at 10-40 MB/s (pretoken-count.ts;
+// the first time its pieces are seen, the lower end) but dense CJK at ~300k chars/s, so a long text
+// is cut into pieces of ~1K chars (split.ts keeps the sum exact where the text allows it): one
+// piece costs well under a few milliseconds, whatever the script.
 // The counter yields to the event loop once a slice of work passes SLICE_MS, so other requests
 // wait about 10-30 ms at most behind a big message, and small messages are not slowed by yields.
 const PIECE_CHARS = 1024;

@@ -1,7 +1,6 @@
 import { createRequire } from 'node:module';
 import type { TiktokenBPE } from 'js-tiktoken/lite';
-import { mergedTokenCount } from './bpe-merge.js';
-import { buildRankTable, byteString } from './rank-table.js';
+import { pretokenCounter } from './pretoken-count.js';
 import { estimateTokens, isSegmentStart } from './estimate.js';
 import { isBpeSafeCut, type CutTest } from '../compaction/split.js';
 import type { EncodingName } from '../config/encoding-names.js';
@@ -29,25 +28,6 @@ const RANK_MODULES: Record<Exclude<EncodingName, 'estimate'>, string> = {
 };
 
 const loaded = new Map<EncodingName, TextTokenizer>();
-
-// js-tiktoken provides the rank data and the pre-token regex. Its own merge builds a string per
-// adjacent pair at every step, quadratic in a pre-token's length: a 12,000-character run of CJK
-// without punctuation took two minutes, a hostile body of long "words" far longer. recap walks the
-// pre-tokens itself and merges each with bpe-merge.ts, which gives the same tokens in O(n log n).
-
-function pretokenCounter(bpe: TiktokenBPE): (text: string) => number {
-  const { ranks, longestToken } = buildRankTable(bpe);
-  const pretokens = new RegExp(bpe.pat_str, 'gu');
-  return (text) => {
-    let tokens = 0;
-    for (const match of text.matchAll(pretokens)) {
-      const bytes = byteString(match[0]);
-      if (bytes.length <= longestToken && ranks.has(bytes)) tokens++;
-      else tokens += mergedTokenCount(bytes.length, (start, end) => (end - start > longestToken ? undefined : ranks.get(bytes.slice(start, end))));
-    }
-    return tokens;
-  };
-}
 
 function tiktokenizer(name: Exclude<EncodingName, 'estimate'>): TextTokenizer {
   // Special-token strings such as "<|endoftext|>" are not looked for: a user writing one is

@@ -1,0 +1,73 @@
+import type { TiktokenBPE } from 'js-tiktoken/lite';
+import { mergedTokenCount } from './bpe-merge.js';
+import { buildRankTable, byteString } from './rank-table.js';
+
+// Counts a text's tokens the way js-tiktoken encodes it: its pre-token regex cuts the text into
+// word-like pieces, and each piece is one token when the rank table holds it, else as many as the
+// BPE merge leaves (bpe-merge.ts). js-tiktoken's own merge builds a string per adjacent pair at
+// every step, quadratic in a piece's length (a 12,000-character run of CJK without punctuation
+// took two minutes), hence recap's walk.
+//
+// Real text repeats its pieces: words, JSON keys, the parts of paths and identifiers. In an agent's
+// tool results (logs, listings, code with ids and hashes) 730,000 pieces were 2,900 distinct ones,
+// and a piece looked up in a few thousand entries costs a third of a lookup among the 200,000 of
+// the rank table (whose entries miss the processor's caches), let alone a merge. So each piece's
+// count is kept in a bounded cache of two generations: when the current one is full it becomes the
+// previous one, and a piece found there moves back, so what keeps recurring stays.
+
+/** Entries per generation: a few thousand pieces cover a conversation's vocabulary. */
+const GENERATION_SIZE = 8_192;
+/** Longer pieces (a pasted blob, a long run of CJK) rarely recur and would bloat the cache. */
+const LONGEST_CACHED = 48;
+
+/** The pattern without capturing groups (its contractions' group is only ever tested, never read): cheaper matches. */
+function nonCapturing(pattern: string): string {
+  // Only a pattern without escaped or bracketed parentheses can be rewritten this simply.
+  if (/\\\(|\[[^\]]*\(/.test(pattern)) return pattern;
+  return pattern.replace(/\((?!\?)/g, '(?:');
+}
+
+/**
+ * A key that holds nothing but its own characters: V8 may keep a piece matched out of a long text
+ * as a slice of that text, and a cached slice would keep the whole text alive.
+ */
+function ownCopy(piece: string): string {
+  return Buffer.from(piece, 'utf16le').toString('utf16le');
+}
+
+export function pretokenCounter(bpe: TiktokenBPE): (text: string) => number {
+  const { ranks, longestToken } = buildRankTable(bpe);
+  const pretokens = new RegExp(nonCapturing(bpe.pat_str), 'gu');
+  let current = new Map<string, number>();
+  let previous = new Map<string, number>();
+
+  const merged = (piece: string): number => {
+    const bytes = byteString(piece);
+    if (bytes.length <= longestToken && ranks.has(bytes)) return 1;
+    return mergedTokenCount(bytes.length, (start, end) => (end - start > longestToken ? undefined : ranks.get(bytes.slice(start, end))));
+  };
+
+  const remember = (piece: string, tokens: number): number => {
+    if (piece.length > LONGEST_CACHED) return tokens;
+    if (current.size >= GENERATION_SIZE) {
+      previous = current;
+      current = new Map();
+    }
+    current.set(ownCopy(piece), tokens);
+    return tokens;
+  };
+
+  const countPiece = (piece: string): number => {
+    const known = current.get(piece);
+    if (known !== undefined) return known;
+    const older = previous.get(piece);
+    return remember(piece, older ?? merged(piece));
+  };
+
+  return (text) => {
+    let tokens = 0;
+    pretokens.lastIndex = 0;
+    for (let match = pretokens.exec(text); match !== null; match = pretokens.exec(text)) tokens += countPiece(match[0]);
+    return tokens;
+  };
+}
