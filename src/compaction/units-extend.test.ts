@@ -27,7 +27,8 @@ function shape(seg: Segmentation, items: number) {
   return { ...rest, starts };
 }
 
-const seg = (items: readonly NeutralItem[]) => segment(items, () => false);
+const none = () => false;
+const seg = (items: readonly NeutralItem[]) => segment(items, none);
 
 describe('extendSegmentationSteps', () => {
   const stats = { extended: 0, whole: 0 };
@@ -38,7 +39,7 @@ describe('extendSegmentationSteps', () => {
         let previous = seg(items);
         for (const added of growth) {
           const next = [...items, ...added];
-          const extended = runSync(extendSegmentationSteps(previous, items.length, next));
+          const extended = runSync(extendSegmentationSteps(previous, items.length, next, none));
           const whole = seg(next);
           if (extended) expect(shape(extended, next.length)).toEqual(shape(whole, next.length));
           if (extended) stats.extended++;
@@ -59,7 +60,7 @@ describe('extendSegmentationSteps', () => {
       fc.property(fc.array(item, { minLength: 1, maxLength: 30 }), fc.array(item, { minLength: 1, maxLength: 6 }), (first, added) => {
         const previous = seg(first);
         const before = structuredClone(shape(previous, first.length));
-        runSync(extendSegmentationSteps(previous, first.length, [...first, ...added]));
+        runSync(extendSegmentationSteps(previous, first.length, [...first, ...added], none));
         expect(shape(previous, first.length)).toEqual(before);
       }),
       { numRuns: 200 },
@@ -71,7 +72,7 @@ describe('extendSegmentationSteps', () => {
     const call = (id: string): NeutralItem => ({ kind: 'assistant', calls: [{ id, name: 'f' }], resultOf: null });
     const result = (id: string): NeutralItem => ({ kind: 'result', calls: [], resultOf: id });
     const items = [user, call('a'), result('a'), call('b'), result('b')];
-    const extended = runSync(extendSegmentationSteps(seg(items), items.length, [...items, call('c'), result('c')]));
+    const extended = runSync(extendSegmentationSteps(seg(items), items.length, [...items, call('c'), result('c')], none));
     expect(extended?.units.map((u) => [u.start, u.end, u.kind])).toEqual([
       [0, 1, 'head'],
       [1, 3, 'step'],
@@ -79,12 +80,20 @@ describe('extendSegmentationSteps', () => {
       [5, 7, 'step'],
     ]);
     // A user message between a call and its result joins every unit in between: the whole is segmented again.
-    expect(runSync(extendSegmentationSteps(seg([...items, call('d'), user]), items.length + 2, [...items, call('d'), user, result('d')]))).toBeNull();
+    expect(runSync(extendSegmentationSteps(seg([...items, call('d'), user]), items.length + 2, [...items, call('d'), user, result('d')], none))).toBeNull();
+  });
+
+  it("refuses when the pinned block reads otherwise now (another key says which summary is recap's own)", () => {
+    const instruction: NeutralItem = { kind: 'instruction', calls: [], resultOf: null };
+    const user: NeutralItem = { kind: 'user', calls: [], resultOf: null };
+    const items = [instruction, user];
+    expect(runSync(extendSegmentationSteps(seg(items), 2, [...items, user], (i) => i === 0))).toBeNull();
+    expect(runSync(extendSegmentationSteps(seg(items), 2, [...items, user], none))).not.toBeNull();
   });
 
   it('refuses a previous segmentation of other items than the request starts with', () => {
     const user: NeutralItem = { kind: 'user', calls: [], resultOf: null };
-    expect(runSync(extendSegmentationSteps(seg([user, user]), 3, [user, user, user]))).toBeNull();
-    expect(runSync(extendSegmentationSteps(seg([]), 0, [user]))).toBeNull();
+    expect(runSync(extendSegmentationSteps(seg([user, user]), 3, [user, user, user], none))).toBeNull();
+    expect(runSync(extendSegmentationSteps(seg([]), 0, [user], none))).toBeNull();
   });
 });

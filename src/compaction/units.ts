@@ -88,12 +88,7 @@ function unitKind(first: ItemKind): UnitKind {
 }
 
 export function* segmentSteps(items: readonly NeutralItem[], isOwnSummary: (index: number) => boolean): Steps<Segmentation> {
-  let pinnedCount = 0;
-  let summaryIndex: number | null = null;
-  while (pinnedCount < items.length && items[pinnedCount]!.kind === 'instruction') {
-    if (isOwnSummary(pinnedCount)) summaryIndex = pinnedCount;
-    pinnedCount++;
-  }
+  const { pinnedCount, summaryIndex } = pinnedBlock(items, isOwnSummary);
   const rest = items.slice(pinnedCount);
   const starts = rest.map((item, i) => startsUnit(item, rest[i - 1]));
   yield* joinResultsToTheirCalls(rest, starts);
@@ -107,6 +102,16 @@ export function* segmentSteps(items: readonly NeutralItem[], isOwnSummary: (inde
     rounds,
     rest.map((item) => item.kind),
   );
+}
+
+function pinnedBlock(items: readonly NeutralItem[], isOwnSummary: (index: number) => boolean): { pinnedCount: number; summaryIndex: number | null } {
+  let pinnedCount = 0;
+  let summaryIndex: number | null = null;
+  while (pinnedCount < items.length && items[pinnedCount]!.kind === 'instruction') {
+    if (isOwnSummary(pinnedCount)) summaryIndex = pinnedCount;
+    pinnedCount++;
+  }
+  return { pinnedCount, summaryIndex };
 }
 
 /** Groups rest[from…] into units and rounds after those given (which end at `from`), by the unit starts of `starts` (indexed from `from`). */
@@ -140,10 +145,18 @@ function finish(pinnedCount: number, summaryIndex: number | null, units: Unit[],
  * history (nothing after the pinned block before, or a new result whose call is not in that last
  * unit or after it: joining them may merge older units); the caller segments the whole then.
  */
-export function* extendSegmentationSteps(previous: Segmentation, known: number, items: readonly NeutralItem[]): Steps<Segmentation | null> {
+export function* extendSegmentationSteps(
+  previous: Segmentation,
+  known: number,
+  items: readonly NeutralItem[],
+  isOwnSummary: (index: number) => boolean,
+): Steps<Segmentation | null> {
   const { pinnedCount } = previous;
   const last = previous.units.at(-1);
   if (last === undefined || known > items.length || known - pinnedCount !== previous.kinds.length) return null;
+  // The pinned block is read again: which summary is recap's own is the caller's (its key) to say.
+  const pinned = pinnedBlock(items, isOwnSummary);
+  if (pinned.pinnedCount !== pinnedCount || pinned.summaryIndex !== previous.summaryIndex) return null;
   // Every unit before the last one stays as it was: a start is never inside a call's span, so no
   // earlier span reaches past it, and every new result joins a call from `from` on (checked below).
   const from = last.start;

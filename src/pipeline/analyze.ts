@@ -1,10 +1,11 @@
 import type { NeutralItem } from '../compaction/items.js';
 import type { BaseView, Layout } from '../compaction/layout.js';
 import type { SummaryCodec } from '../compaction/summary-message.js';
-import { type Segmentation, segmentSteps } from '../compaction/units.js';
+import { extendSegmentationSteps, type Segmentation, segmentSteps } from '../compaction/units.js';
 import { hashChain } from '../conversation/canonical.js';
 import { runSync, STEP_EVERY, type Steps } from '../slicing/slicer.js';
 import type { WireItems } from '../wire/format.js';
+import type { AnalysisMemos, Memo } from './analysis-memo.js';
 import { PROJECTED_SUMMARY } from './projected-summary.js';
 
 // A request taken apart for compaction: the pinned block, the rest with its token counts and
@@ -47,6 +48,8 @@ export interface AnalysisInput<T> {
   recall?: boolean;
   /** Audit mode: a projected summary (PROJECTED_SUMMARY) counts as this many tokens of text. */
   projectedSummaryTokens?: number;
+  /** Where the conversation's previous analysis is kept (`key`), and the size of this request's body. */
+  memo?: { memos: AnalysisMemos; key: string; bytes: number };
 }
 
 export function analyze<T>(input: AnalysisInput<T>): Analysis<T> {
@@ -55,10 +58,12 @@ export function analyze<T>(input: AnalysisInput<T>): Analysis<T> {
 
 export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
   const { items, wire, codec } = input;
-  const neutral: NeutralItem[] = [];
+  // What the conversation's previous request worked out, when this one starts with its items.
+  const prior = input.memo?.memos.prior(input.memo.key, items as readonly object[]);
+  const neutral: NeutralItem[] = prior ? prior.neutral.slice() : [];
   let work = 0;
-  for (const item of items) {
-    const described = wire.describe(item);
+  for (let i = neutral.length; i < items.length; i++) {
+    const described = wire.describe(items[i]!);
     neutral.push(described);
     // Counted in items and calls: one message may carry 200k parallel calls.
     work += 1 + described.calls.length;
@@ -71,7 +76,11 @@ export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
     const text = wire.sealedTextOf(items[i]!);
     return text !== null && codec.unseal(text) !== null;
   };
-  const seg = yield* segmentSteps(neutral, ownSummary);
+  const seg = (prior && (yield* extendSegmentationSteps(prior.seg, prior.items.length, neutral, ownSummary))) || (yield* segmentSteps(neutral, ownSummary));
+  // The prior links stand for this request's first ones while the pinned block is the same.
+  const priorLinks = prior?.seg.pinnedCount === seg.pinnedCount ? prior.links : undefined;
+  const memo: Memo = { items: items as readonly object[], neutral, seg };
+  if (input.memo) input.memo.memos.remember(input.memo.key, memo, input.memo.bytes);
   const pinned = items.slice(0, seg.pinnedCount).filter((_, i) => i !== seg.summaryIndex);
   let pinnedTokens = 0;
   for (let i = 0; i < seg.pinnedCount; i++) if (i !== seg.summaryIndex) pinnedTokens += input.tokens[i]!;
@@ -124,18 +133,19 @@ export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
     layout,
     itemTokens: input.tokens,
     get links() {
-      links ??= hashChain(input.hashes.slice(seg.pinnedCount), '', rest as object[]);
+      links ??= runSync(this.linksSteps());
       return links;
     },
     *linksSteps() {
       if (links) return links;
-      const chain: string[] = [];
       const hashes = input.hashes.slice(seg.pinnedCount);
-      for (let i = 0; i < hashes.length; i += STEP_EVERY) {
+      const chain = priorLinks ? priorLinks.slice() : [];
+      for (let i = chain.length; i < hashes.length; i += STEP_EVERY) {
         chain.push(...hashChain(hashes.slice(i, i + STEP_EVERY), chain.at(-1) ?? '', (rest as object[]).slice(i, i + STEP_EVERY)));
         yield;
       }
       links = chain;
+      memo.links = chain;
       return links;
     },
     clientSummary: sent === null ? null : codec.unseal(sent),

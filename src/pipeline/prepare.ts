@@ -9,6 +9,7 @@ import type { ConversationKey, ConversationRecord } from '../store/store.js';
 import type { Budget } from '../tokens/budget.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import type { CountedItems, ParsedRequest, RecallOffer, WireFormat, WireItems } from '../wire/format.js';
+import { ANALYSIS_MEMOS } from './analysis-memo.js';
 import { type Analysis, analyzeSteps } from './analyze.js';
 import { auditKey } from './audit.js';
 import { type Decision, decide } from './decide.js';
@@ -150,6 +151,7 @@ async function analyzeAndDecide<T>(
       codec: summaryCodec(deps.secret, identity.tenant, { recall: request.recall !== undefined }),
       recall: request.recall !== undefined,
       ...(ctx.audit ? { projectedSummaryTokens: model.compaction.summary_max_tokens } : {}),
+      memo: { memos: ANALYSIS_MEMOS, key: `${request.wire.route}\n${ctx.key.tenant}\n${ctx.key.conversation}`, bytes: input.bytes },
     }),
     ctx.pause,
   );

@@ -1,0 +1,58 @@
+import type { NeutralItem } from '../compaction/items.js';
+import type { Segmentation } from '../compaction/units.js';
+
+// What the last analysis of a conversation in this process worked out from its items alone (their
+// neutral descriptions, units and rounds, hash-chain links), for the next request of the
+// conversation to take over when it starts with the very same item objects (an item seen before
+// comes back as the same object for the same bytes, body/seen-items.ts; recap never changes one):
+// that request then works over what it adds, not its whole history. Only a cache: a request that
+// finds nothing here (another replica, an evicted entry, an edited history) works it all out and
+// decides the same. Bounded by entries and by the bytes of the requests they come from.
+
+export interface Memo {
+  items: readonly object[];
+  neutral: readonly NeutralItem[];
+  seg: Segmentation;
+  /** The links of the items after the pinned block, once that request worked them out. */
+  links?: string[];
+}
+
+export interface AnalysisMemos {
+  /** The memo of the key's last request, when this request starts with all of its items. */
+  prior(key: string, items: readonly object[]): Memo | undefined;
+  remember(key: string, memo: Memo, bytes: number): void;
+}
+
+export function createAnalysisMemos(bound: { entries: number; bytes: number }): AnalysisMemos {
+  // A map keeps insertion order: the first entry is the least recently remembered.
+  const memos = new Map<string, { memo: Memo; bytes: number }>();
+  let bytesHeld = 0;
+  const drop = (key: string) => {
+    const entry = memos.get(key);
+    if (!entry) return;
+    memos.delete(key);
+    bytesHeld -= entry.bytes;
+  };
+  return {
+    prior(key, items) {
+      const memo = memos.get(key)?.memo;
+      if (!memo || memo.items.length > items.length) return undefined;
+      // A pointer compare per item: far cheaper than any of what it saves.
+      for (let i = 0; i < memo.items.length; i++) if (memo.items[i] !== items[i]) return undefined;
+      return memo;
+    },
+    remember(key, memo, bytes) {
+      drop(key);
+      if (bytes > bound.bytes) return;
+      memos.set(key, { memo, bytes });
+      bytesHeld += bytes;
+      for (const oldest of memos.keys()) {
+        if (memos.size <= bound.entries && bytesHeld <= bound.bytes) break;
+        drop(oldest);
+      }
+    },
+  };
+}
+
+/** This process's memos: a hot conversation's last request each, a few dozen MB of bodies at most. */
+export const ANALYSIS_MEMOS = createAnalysisMemos({ entries: 64, bytes: 32 * 2 ** 20 });
