@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   'agent-task-recall': async () => (await import('./agent-task-recall.js')).runAgentTaskRecallBench,
   'recall-room': async () => (await import('./recall-room.js')).runRecallRoomBench,
   'cache-cost': async () => (await import('./cache-cost.js')).runCacheCostBench,
+  'cache-breaks': async () => (await import('./cache-breaks.js')).runCacheBreaksBench,
 };
 
 async function main(names: string[]): Promise<void> {
