@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { batchedStdout } from './batched-stdout.js';
 
 export type { Logger } from 'pino';
 
@@ -19,7 +20,7 @@ export const REDACT_PATHS = [
   '*.admin_token',
 ];
 
-/** JSON lines to `destination`, or to stdout written asynchronously (flush() before exiting). */
+/** JSON lines to `destination`, or to stdout, written asynchronously in batches (batched-stdout.ts; flush() before exiting). */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
     {
@@ -28,6 +29,6 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    (destination as pino.DestinationStream | undefined) ?? pino.destination({ dest: 1, sync: false }),
+    (destination as pino.DestinationStream | undefined) ?? batchedStdout(),
   );
 }
