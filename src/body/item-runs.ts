@@ -76,6 +76,9 @@ export function equalUpTo(run: ItemRun, buf: Buffer, base: number, from: number,
 
 /** A request's leading items that all have entries in the cache, made into the run later requests take over. */
 export class RunBuilder {
+  /** The items taken over from an earlier run: its first `count`, at the same offsets from `base`. */
+  private prefix: TakenRun | undefined;
+  // The items after them, each's start and end in `raw` and its entry's size.
   private readonly starts: number[] = [];
   private readonly ends: number[] = [];
   private readonly items: object[] = [];
@@ -94,18 +97,14 @@ export class RunBuilder {
    * The first `taken.count` items are `taken.run`'s: pushed onto the parse's items and spans.
    * Returns where the last of them ends in `raw`.
    */
-  takeOver({ run, count }: TakenRun, target: unknown[], spans: { start: number; end: number }[]): number {
+  takeOver(taken: TakenRun, target: unknown[], spans: { start: number; end: number }[]): number {
+    const { run, count } = taken;
     const { base } = this;
     for (let i = 0; i < count; i++) {
-      const start = base + run.starts[i]!;
-      const end = base + run.ends[i]!;
       target.push(run.items[i]);
-      spans.push({ start, end });
-      this.starts.push(start);
-      this.ends.push(end);
-      this.items.push(run.items[i]!);
-      this.entrySizes.push(run.sizes[i + 1]! - run.sizes[i]!);
+      spans.push({ start: base + run.starts[i]!, end: base + run.ends[i]! });
     }
+    this.prefix = taken;
     this.first = run.first;
     this.last = count === run.items.length ? run.last : undefined;
     return base + run.ends[count - 1]!;
@@ -127,22 +126,30 @@ export class RunBuilder {
 
   /** The run, if it has any item. */
   made(): ItemRun | undefined {
-    const { first } = this;
-    const n = this.items.length;
+    const { first, prefix } = this;
+    const k = prefix?.count ?? 0;
+    const n = k + this.items.length;
     if (!first || n === 0) return undefined;
     const starts = new Int32Array(n);
     const ends = new Int32Array(n);
     const sizes = new Float64Array(n + 1);
-    for (let i = 0; i < n; i++) {
-      starts[i] = this.starts[i]! - this.base;
-      ends[i] = this.ends[i]! - this.base;
-      sizes[i + 1] = sizes[i]! + this.entrySizes[i]!;
+    const items = prefix ? prefix.run.items.slice(0, k) : [];
+    if (prefix) {
+      starts.set(prefix.run.starts.subarray(0, k));
+      ends.set(prefix.run.ends.subarray(0, k));
+      sizes.set(prefix.run.sizes.subarray(0, k + 1));
+    }
+    for (let i = k; i < n; i++) {
+      starts[i] = this.starts[i - k]! - this.base;
+      ends[i] = this.ends[i - k]! - this.base;
+      sizes[i + 1] = sizes[i]! + this.entrySizes[i - k]!;
+      items.push(this.items[i - k]!);
     }
     const { bytes, held } = heldBytes(this.raw, this.base, this.base + ends[n - 1]!);
     // The items' parsed form (what their entries take but their bytes) is counted again here, as
     // their entries count it too: an entry pushed out of the cache lives on in the run.
     const size = held + sizes[n]! - (ends[n - 1]! - starts[0]!) + n * NOTE_BYTES_PER_ITEM + RUN_OVERHEAD_BYTES;
-    return { bytes, starts, ends, items: this.items, sizes, first, last: this.last, size, notes: new Map() };
+    return { bytes, starts, ends, items, sizes, first, last: this.last, size, notes: new Map() };
   }
 }
 
