@@ -47,6 +47,8 @@ beforeAll(async () => {
       compaction: { strategy: 'summarize', summarizer: { model: ANTHROPIC_SUMMARIZER, upstream: 'anthropic' }, summary_max_tokens: 300, trigger_ratio: 0.9 },
       recall: { enabled: false },
     },
+    // Inline only: a turn that reuses a checkpoint then never brings a new cut a background job made.
+    extra: { background: { enabled: false } },
     fake: { contextWindow: WINDOW },
   });
   h.fake.setDefault(answer);
@@ -84,5 +86,39 @@ describe('Anthropic breakpoints after a rewrite', () => {
       expect(read).toBeGreaterThanOrEqual(throughFirstMessage(r));
       expect(read).toBeGreaterThan(throughSystem(r));
     }
+  }, 60_000);
+
+  it('marks nothing more for a client that loses none (system and newest message, as Claude Code), and every turn that makes no new cut reads the whole previous prompt', async () => {
+    h.fake.reset();
+    const tools: Anthropic.Tool[] = [{ name: 'read_file', description: 'Read a file.', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }];
+    h.fake.setDefault((req) => {
+      const n = (JSON.stringify(req.json?.messages?.at(-1)?.content ?? '').match(/file-(\d+)/) ?? [])[1];
+      const next = Number(n ?? 0) + 1;
+      return next > TURNS ? { text: 'Done.' } : { text: `Reading ${next}.`, toolUses: [{ name: 'read_file', input: { path: `file-${next}` } }] };
+    });
+    const client = h.client({ conversation: 'breakpoints-agent' });
+    const messages: Anthropic.MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: 'Read every file and report the release code.' }] }];
+    // The client's newest message carries its one message breakpoint, as Claude Code's does.
+    const marked = (): Anthropic.MessageParam[] =>
+      messages.map((m, i) => (i < messages.length - 1 || typeof m.content === 'string' ? m : { ...m, content: m.content.map((b, j) => (j === m.content.length - 1 ? { ...b, cache_control: cc } : b)) as never }));
+    const actions: string[] = [];
+    for (let turn = 0; turn <= TURNS; turn++) {
+      const { data, response } = await client.messages.create({ model: 'claude-test-agent', max_tokens: MAX_TOKENS, system: SYSTEM, tools, messages: marked() }).withResponse();
+      actions.push(response.headers.get('x-recap-action')!);
+      messages.push({ role: 'assistant', content: data.content });
+      const uses = data.content.filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
+      if (uses.length === 0) break;
+      const path = (uses[0]!.input as { path: string }).path;
+      messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: uses[0]!.id, content: `${path}: ${'line of the file, checksum 0xBEEF; '.repeat(60)}` }] });
+    }
+    expect(h.fake.refusals()).toEqual([]);
+    const forwarded = h.fake.messagesRequests();
+    expect(actions).toContain('compacted');
+    forwarded.forEach((r, i) => {
+      const marks = countBreakpoints(r.json.system) + r.json.messages.reduce((n: number, m: Anthropic.MessageParam) => n + countBreakpoints(m.content), 0);
+      expect(marks).toBe(2);
+      if (i > 0 && actions[i] === 'reused' && actions[i - 1] !== 'none') expect(h.fake.countOf(r)!.cacheRead).toBe(h.fake.countOf(forwarded[i - 1]!)!.total);
+    });
+    expect(actions.filter((a, i) => a === 'reused' && actions[i - 1] !== 'none').length).toBeGreaterThan(5);
   }, 60_000);
 });
