@@ -100,7 +100,11 @@ describe('Anthropic breakpoints after a rewrite', () => {
     const messages: Anthropic.MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: 'Read every file and report the release code.' }] }];
     // The client's newest message carries its one message breakpoint, as Claude Code's does.
     const marked = (): Anthropic.MessageParam[] =>
-      messages.map((m, i) => (i < messages.length - 1 || typeof m.content === 'string' ? m : { ...m, content: m.content.map((b, j) => (j === m.content.length - 1 ? { ...b, cache_control: cc } : b)) as never }));
+      messages.map((m, i) =>
+        i < messages.length - 1 || typeof m.content === 'string'
+          ? m
+          : { ...m, content: m.content.map((b, j) => (j === m.content.length - 1 ? { ...b, cache_control: cc } : b)) as never },
+      );
     const actions: string[] = [];
     for (let turn = 0; turn <= TURNS; turn++) {
       const { data, response } = await client.messages.create({ model: 'claude-test-agent', max_tokens: MAX_TOKENS, system: SYSTEM, tools, messages: marked() }).withResponse();
