@@ -13,9 +13,27 @@ export interface ClearingRules {
   minTokens: number;
 }
 
+// What one layout's clearable results are, per rules and start: a request asks it of the same
+// layout several times (its own plan, then the background look's two), each a pass over the history.
+const worked = new WeakMap<Layout, Map<string, readonly number[]>>();
+
 /** Clearable results at or after `from`, oldest first (relative item indices). */
-export function* clearableResults(l: Layout, rules: ClearingRules | null, from: number): Steps<number[]> {
+export function* clearableResults(l: Layout, rules: ClearingRules | null, from: number): Steps<readonly number[]> {
   if (!rules) return [];
+  const key = `${rules.keepLastSteps}.${rules.minTokens}.${from}`;
+  let known = worked.get(l);
+  const hit = known?.get(key);
+  if (hit) return hit;
+  const out = yield* clearableSteps(l, rules, from);
+  if (!known) {
+    known = new Map();
+    worked.set(l, known);
+  }
+  known.set(key, out);
+  return out;
+}
+
+function* clearableSteps(l: Layout, rules: ClearingRules, from: number): Steps<number[]> {
   const steps = stepUnits(l.seg);
   // The newest step is always kept verbatim (rule 1), whatever the config says.
   const keep = Math.max(1, rules.keepLastSteps);

@@ -225,6 +225,15 @@ export function openingTaskSpan(seg: Segmentation): { start: number; end: number
 }
 
 /** The steps of the request (units of kind step), oldest first. */
-export function stepUnits(seg: Segmentation): number[] {
-  return seg.units.flatMap((u, i) => (u.kind === 'step' ? [i] : []));
+export function stepUnits(seg: Segmentation): readonly number[] {
+  let steps = stepsOf.get(seg);
+  if (!steps) {
+    steps = [];
+    for (const [i, u] of seg.units.entries()) if (u.kind === 'step') steps.push(i);
+    stepsOf.set(seg, steps);
+  }
+  return steps;
 }
+
+// A segmentation never changes once made: its steps are listed once.
+const stepsOf = new WeakMap<Segmentation, number[]>();
