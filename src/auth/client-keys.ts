@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { globMatches } from '../config/glob.js';
 import type { ClientConfig } from '../config/schema.js';
 
@@ -22,12 +22,13 @@ export interface ClientKeys {
   find(presentedKey: string): Client | undefined;
 }
 
-/** What a key is kept as. */
-export const keyDigest = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
+/** What a key is kept as. One-shot hashing where Node has it (20.12 on): a fifth of a Hash object's cost, on every request. */
+export const keyDigest: (key: string) => Buffer =
+  typeof crypto.hash === 'function' ? (key) => crypto.hash('sha256', key, 'buffer') : (key) => crypto.createHash('sha256').update(key, 'utf8').digest();
 
 /** How a presented key's digest is compared with a stored one: in constant time. */
 export type DigestComparison = (presented: Buffer, stored: Buffer) => boolean;
-export const compareDigests: DigestComparison = timingSafeEqual;
+export const compareDigests: DigestComparison = crypto.timingSafeEqual;
 
 export function createClientKeys(clients: readonly ClientConfig[], compare: DigestComparison = compareDigests): ClientKeys {
   const entries = clients.map((c) => {

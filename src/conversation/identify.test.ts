@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Caller } from '../auth/caller.js';
 import { credentialOf } from '../auth/caller.js';
 import { RecapError } from '../errors.js';
-import { conversationIdText, identifyBy, leadingHashes, namedConversation, tenantOf } from './identify.js';
+import { clientTenant, conversationIdText, identifyBy, leadingHashes, namedConversation, tenantOf, tenantOfCaller } from './identify.js';
 
 const opts = { headers: ['x-conversation-id'], secret: 'a-server-secret-of-some-length' };
 // The caller as the door decides it without clients: its credential, or anonymous.
@@ -106,12 +106,35 @@ describe('identify: callers and their records', () => {
   });
 });
 
+describe('tenantOfCaller', () => {
+  it('gives a client the same tenant on every request, and another under another secret', () => {
+    const entry = { name: 'team-a', restricted: false, mayUse: () => true };
+    const first = tenantOfCaller({ kind: 'client', client: entry }, opts.secret);
+    expect(first).toBe(clientTenant('team-a', opts.secret));
+    expect(tenantOfCaller({ kind: 'client', client: entry }, opts.secret)).toBe(first);
+    expect(tenantOfCaller({ kind: 'client', client: entry }, 'another-secret')).toBe(clientTenant('team-a', 'another-secret'));
+    expect(tenantOfCaller({ kind: 'client', client: entry }, opts.secret)).toBe(first);
+  });
+
+  it('gives a credential and no credential their own tenants, asked once or twice per request', () => {
+    const a = callerOf({ authorization: 'Bearer sk-a' });
+    const anonymous = callerOf({});
+    expect(tenantOfCaller(a, opts.secret)).toBe(tenantOf({ authorization: 'Bearer sk-a' }, opts.secret));
+    expect(tenantOfCaller(a, opts.secret)).toBe(tenantOfCaller(callerOf({ authorization: 'Bearer sk-a' }), opts.secret));
+    expect(tenantOfCaller(a, 'another-secret')).toBe(tenantOf({ authorization: 'Bearer sk-a' }, 'another-secret'));
+    expect(tenantOfCaller(anonymous, opts.secret)).toBe(tenantOf({}, opts.secret));
+    expect(tenantOfCaller(anonymous, opts.secret)).not.toBe(tenantOfCaller(a, opts.secret));
+  });
+});
+
 describe('tenantOf', () => {
   it('keeps no credential in memory once it has worked out the tenant', () => {
     // The credential exists only as a string inside the call; the test holds its bytes.
     const secretPart = randomBytes(24);
     const tenant = tenantOf({ authorization: `Bearer sk-${secretPart.toString('hex')}` }, opts.secret);
     expect(tenant).toBe(tenantOf({ authorization: `Bearer sk-${secretPart.toString('hex')}` }, opts.secret));
+    // Nor once the request's caller, which holds its tenant for the rest of the request, is gone.
+    expect(tenantOfCaller(callerOf({ authorization: `Bearer sk-${secretPart.toString('hex')}` }), opts.secret)).toBe(tenant);
     // A heap snapshot collects garbage first, so any copy it still holds is kept by someone.
     const file = join(mkdtempSync(join(tmpdir(), 'recap-heap-')), 'after.heapsnapshot');
     try {

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type Caller, credentialOf } from '../auth/caller.js';
+import type { Client } from '../auth/client-keys.js';
 import { errors } from '../errors.js';
 import type { ChatMessage } from '../messages/types.js';
 import { messageHash } from './canonical.js';
@@ -34,10 +35,23 @@ function keyedHash(secret: string, ...parts: string[]): string {
 /** What a tenant hash looks like (an HMAC-SHA256 in base64url); admins name tenants by it. */
 export const TENANT_HASH = /^[A-Za-z0-9_-]{43}$/;
 
-// Worked out on every request rather than cached: a cache would have to be keyed by the raw
-// credentials and keep them in memory long after their requests (one HMAC costs a few µs).
+// Worked out once per request and caller, and once per process for a configured client (its name
+// and the secret are all it depends on): identify and the request's event both ask. A credential's
+// is never kept past its request: it is cached on the request's own Caller value, which goes with
+// the request (a cache keyed by the raw credentials would keep them in memory long after).
 // A client's tenant and a credential's live in separate domains, so no name equals a credential.
+const tenants = new WeakMap<Caller | Client, { secret: string; tenant: string }>();
+
 export function tenantOfCaller(caller: Caller, secret: string): string {
+  const owner = caller.kind === 'client' ? caller.client : caller;
+  const known = tenants.get(owner);
+  if (known?.secret === secret) return known.tenant;
+  const tenant = workOutTenant(caller, secret);
+  tenants.set(owner, { secret, tenant });
+  return tenant;
+}
+
+function workOutTenant(caller: Caller, secret: string): string {
   switch (caller.kind) {
     case 'client':
       return clientTenant(caller.client.name, secret);
