@@ -57,6 +57,8 @@ export interface Drive {
   summarizerCallsByMode: Record<string, number>;
   /** recap's own time per turn, in order: its request log's total minus the upstream's time to the reply's headers. */
   recapOwnMs: number[];
+  /** The part of it before forwarding: the request log's forwardedMs (reading, counting, planning, rewriting). */
+  recapBeforeForwardMs: number[];
   /** What recap's cache of seen items (src/seen/) held at the end: estimated bytes, items. */
   seenItems: { bytes: number; entries: number };
   wallMs: number;
@@ -64,12 +66,12 @@ export interface Drive {
 
 /** Keeps recap's request log lines (one per request it served) and drops every other line. */
 class RequestLines extends Writable {
-  readonly lines: { durationMs: number; upstreamHeadersMs: number }[] = [];
+  readonly lines: { durationMs: number; upstreamHeadersMs: number; forwardedMs: number }[] = [];
   override _write(chunk: Buffer, _enc: string, cb: () => void) {
     for (const line of chunk.toString('utf8').split('\n')) {
       if (!line.includes('"msg":"request"')) continue;
-      const { durationMs, upstreamHeadersMs } = JSON.parse(line) as { durationMs: number; upstreamHeadersMs: number };
-      this.lines.push({ durationMs, upstreamHeadersMs });
+      const { durationMs, upstreamHeadersMs, forwardedMs } = JSON.parse(line) as { durationMs: number; upstreamHeadersMs: number; forwardedMs: number };
+      this.lines.push({ durationMs, upstreamHeadersMs, forwardedMs });
     }
     cb();
   }
@@ -192,6 +194,7 @@ export async function startBenchRecap(setup: BenchSetup): Promise<BenchRecap> {
         backgroundJobs: await counterTotals(recap.runtime.metrics.backgroundJobs, 'outcome'),
         summarizerCallsByMode: await counterTotals(recap.runtime.metrics.summarizerCalls, 'mode'),
         recapOwnMs: requestLines.lines.map((l) => Math.round((l.durationMs - l.upstreamHeadersMs) * 100) / 100),
+        recapBeforeForwardMs: requestLines.lines.map((l) => l.forwardedMs),
         seenItems: { bytes: recap.runtime.seen.bytes, entries: recap.runtime.seen.entries },
         wallMs: performance.now() - started,
       };

@@ -87,6 +87,8 @@ export interface VariantMeasures {
   overhead: Distribution;
   /** recap's own time per request (ms): its request log's total minus the upstream's time to the reply's headers. */
   recapOwn: Distribution;
+  /** The part of it before the request went upstream (reading, counting, planning, rewriting): the request log's forwardedMs. */
+  recapBeforeForward: Distribution;
   /** recap's cache of seen items at the end of the run. */
   seenItems: Drive['seenItems'];
   maxUpstreamTokens: number;
@@ -255,6 +257,7 @@ export function measure(drive: Drive, setup: MeasureSetup): Measured {
       held: distribution(points.map((p) => p.heldMs)),
       overhead: distribution(points.map((p) => p.overheadMs)),
       recapOwn: distribution(drive.recapOwnMs),
+      recapBeforeForward: distribution(drive.recapBeforeForwardMs),
       seenItems: drive.seenItems,
       maxUpstreamTokens: Math.max(...points.map((p) => p.forwardedTokens)),
       maxUpstreamTokensByRecap: Math.max(...drive.turns.map((t) => t.tokensOutHeader)),
