@@ -28,7 +28,8 @@ export interface TokenCounter {
   countMessages(ms: readonly ChatMessage[], hashes?: readonly string[]): MessageCounts;
   /**
    * Same result as countMessages, tokenizing in slices so the event loop is never held long;
-   * `earlier`, this counter's counts of the first `from` messages, when it counted those objects before.
+   * `earlier`, this counter's counts of the first `from` messages, when it counted those objects
+   * before (those messages are not read then).
    */
   countMessagesAsync(ms: readonly ChatMessage[], hashes?: readonly string[], from?: number, earlier?: readonly number[]): Promise<MessageCounts>;
   /** Tokens of the request's tools, functions and response_format definitions. */

@@ -5,11 +5,12 @@ import { jsonItemHash } from '../conversation/canonical.js';
 // JSON, yielding to the event loop every half millisecond so that a long history never holds it.
 const HASH_SLICE_MS = 0.5;
 
-export async function hashJsonItems(items: readonly Record<string, unknown>[]): Promise<string[]> {
-  const hashes: string[] = [];
+/** `earlier`: the hashes of the first `from` items, known already (body/run-notes.ts). */
+export async function hashJsonItems(items: readonly Record<string, unknown>[], from = 0, earlier?: readonly string[]): Promise<string[]> {
+  const hashes: string[] = earlier ? earlier.slice(0, from) : [];
   let sliceStart = performance.now();
-  for (const item of items) {
-    hashes.push(jsonItemHash(item));
+  for (let i = hashes.length; i < items.length; i++) {
+    hashes.push(jsonItemHash(items[i]!));
     if (performance.now() - sliceStart > HASH_SLICE_MS) {
       await nextMacrotask();
       sliceStart = performance.now();

@@ -4,6 +4,8 @@ import type { ChatMessage } from '../../messages/types.js';
 import type { TokenCounter } from '../../tokens/counter.js';
 import type { CountedItems, ItemCounters } from '../format.js';
 import { hashJsonItems } from '../hash-items.js';
+import { NO_RUN, type RunNotes } from '../../body/run-notes.js';
+import { jsonItemHash } from '../../conversation/canonical.js';
 import { asChatMessage } from './items.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
@@ -15,6 +17,17 @@ import type { ResponseItem, ResponsesRequest } from './types.js';
 
 // One chat message per item object, so that an item seen before finds its count (tokens/counter.ts).
 const countedAs = oncePerItem(asChatMessage);
+
+// The counts of a run's items as this route counts them (the chat route notes its own under the counter).
+const countsKeys = new WeakMap<TokenCounter, object>();
+function countsKeyOf(counter: TokenCounter): object {
+  let key = countsKeys.get(counter);
+  if (key === undefined) {
+    key = {};
+    countsKeys.set(counter, key);
+  }
+  return key;
+}
 
 /** Function tools in the chat route's shape, so one renderer counts both; other tools as they are. */
 function asChatTools(tools: unknown): unknown[] | undefined {
@@ -53,13 +66,24 @@ export async function countResponsesRequest(
   tokens: ItemTokens,
   body: ResponsesRequest,
   model: ModelConfig | undefined,
+  run: RunNotes = NO_RUN,
 ): Promise<CountedItems<ResponseItem> & { instructionsTokens: number; rawTools: number }> {
   const counter = tokens.counterFor(model?.encoding ?? 'o200k_base');
   const scale = tokens.scaleFor(model);
   const items = inputItems(body);
-  const hashes = await hashJsonItems(items);
-  // The item's own hash keys the token cache: the chat message it amounts to is made only to count it.
-  const counted = await counter.countMessagesAsync(items.map(countedAs), hashes);
+  // Items taken over from an earlier request come with the hashes and counts noted then.
+  const taken = Array.isArray(body.input) ? run.taken : 0;
+  const hashes = await hashJsonItems(items, taken, run.earlier(jsonItemHash));
+  run.note(jsonItemHash, hashes);
+  const countsKey = countsKeyOf(counter);
+  const earlier = run.earlier<readonly number[]>(countsKey);
+  const from = earlier ? taken : 0;
+  // The item's own hash keys the token cache: the chat message it amounts to is made only to count
+  // it (not for the items whose counts were noted: the counter does not read those).
+  const asChat = new Array<ChatMessage>(items.length);
+  for (let i = from; i < items.length; i++) asChat[i] = countedAs(items[i]!);
+  const counted = await counter.countMessagesAsync(asChat, hashes, from, earlier);
+  run.note(countsKey, counted.perMessage);
   const instructions = instructionsMessage(body);
   const rawInstructions = instructions ? counter.countMessage(instructions) : 0;
   const rawTools = rawToolsTokens(counter, body, body.tools);

@@ -33,7 +33,7 @@ export const responsesFormat: WireFormat<ResponseItem, ResponsesBody> = {
     }
     return out;
   },
-  count: (counters, { body }, model) => countResponsesRequest(counters, body, model),
+  count: (counters, { body, run }, model) => countResponsesRequest(counters, body, model, run),
   recallOffer: (model, { body }, counted, scale) => responsesRecallOffer(model, body, counted, scale),
   // Not bounded: a compactable Responses request is counted before it is forwarded.
   promptBound: () => null,
