@@ -22,7 +22,7 @@ import {
   tenantScope,
   type UnreadableKind,
 } from './event-log.js';
-import { defineEventScripts, type EventPipeline, type EventScripts } from './redis-event-scripts.js';
+import { defineEventScripts, type EventScripts } from './redis-event-scripts.js';
 import type { ConversationKey } from './store.js';
 
 // The event log on Redis. Per conversation, under its hash tag like its record: a stream of
@@ -68,18 +68,20 @@ export class RedisEventLog implements EventLog {
         );
         for (const [, left] of replies) for (const tag of left) evicted.add(tag);
       } else {
-        // One round trip for the whole batch: its three scripts per event, in order.
-        const pipeline = this.client.pipeline() as EventPipeline;
-        for (const { append, tenant, all } of calls)
-          pipeline
-            .recapEventAppend(...append)
-            .recapEventIndex(...tenant)
-            .recapEventIndex(...all);
-        const replies = (await pipeline.exec()) ?? [];
-        replies.forEach(([err, reply], i) => {
-          if (err) throw err;
-          if (i % 3 === 1) for (const tag of reply as string[]) evicted.add(tag);
-        });
+        // One script call for the whole batch: its three calls per event, in order.
+        const keys: string[] = [];
+        const args: (string | number)[] = [];
+        const put = (kind: 'a' | 't' | 'i', width: number, call: readonly (string | number)[]) => {
+          for (let i = 0; i < width; i++) keys.push(call[i] as string);
+          args.push(kind, call.length - width);
+          for (let i = width; i < call.length; i++) args.push(call[i]!);
+        };
+        for (const { append, tenant, all } of calls) {
+          put('a', 2, append);
+          put('t', 4, tenant);
+          put('i', 4, all);
+        }
+        for (const tag of await this.client.recapEventBatch(keys.length, ...keys, ...args)) evicted.add(tag);
       }
       if (evicted.size > 0) await this.drop([...evicted]);
     });
