@@ -140,26 +140,37 @@ export function spliceArray<T extends object>(body: JsonBody, key: string, origi
     if (run) parts.push(raw.subarray(run.start, run.end));
     run = undefined;
   };
-  view.forEach((item, i) => {
+  for (let i = 0; i < view.length; i++) {
+    const item = view[i]!;
+    // The common case first: the client's next item, right after the run with a bare comma between.
+    if (run && original[run.last + 1] === item) {
+      const span = spans[run.last + 1]!;
+      if (span.start === run.end + 1 && raw[run.end] === COMMA_BYTE) {
+        run.end = span.end;
+        run.last++;
+        next = run.last + 1;
+        continue;
+      }
+    }
     const own = placeOf(item);
     if (own !== undefined) next = own + 1;
     if (own !== undefined && run && own === run.last + 1 && spans[own]!.start === run.end + 1 && raw[run.end] === COMMA_BYTE) {
       run.end = spans[own]!.end;
       run.last = own;
-      return;
+      continue;
     }
     endRun();
     if (i > 0) parts.push(COMMA);
     if (own !== undefined) {
       run = { start: spans[own]!.start, end: spans[own]!.end, last: own };
-      return;
+      continue;
     }
     const replaced = replacements.get(item);
     const from = replaced && placeOf(replaced.from);
     if (from !== undefined) next = from + 1;
     if (from === undefined) {
       parts.push(Buffer.from(stringifyJson(item)));
-      return;
+      continue;
     }
     let bytes = replacedBytes.get(item);
     if (!bytes) {
@@ -167,7 +178,7 @@ export function spliceArray<T extends object>(body: JsonBody, key: string, origi
       replacedBytes.set(item, bytes);
     }
     parts.push(bytes);
-  });
+  }
   endRun();
   parts.push(CLOSE);
   const edits: Edit[] = [{ start: member.value.start, end: member.value.end, parts }];
