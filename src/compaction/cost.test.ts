@@ -48,6 +48,17 @@ describe('weighCompaction (hand-worked)', () => {
   });
 });
 
+describe('a summarizer sharing the prefix, weighed', () => {
+  it('reads the pinned block and the span from the cache: the same cut costs less than calling the same model apart', () => {
+    const w = { view: 80_000, after: 20_000, unchanged: 2_000, evicted: 62_000, summaryTokens: 1_000, window: 120_000, growth: 1_000, calls: 360 };
+    const own = { prices: model, summarizer: model };
+    const shared = weighCompaction({ ...own, sharedPrefix: true }, w);
+    // re-read (1.0 − 0.1) × 18,000 + (2,000 + 62,000) × 0.1 + 300 × 1 + 1,000 × 4 (per million)
+    expect(shared.costs).toBeCloseTo((16_200 + 6_400 + 300 + 4_000) / 1e6, 12);
+    expect(shared.costs).toBeLessThan(weighCompaction({ ...own, sharedPrefix: false }, w).costs);
+  });
+});
+
 describe('expectedCalls', () => {
   it('is the fewer of the calls the window leaves and a ninth of the calls made so far', () => {
     expect(expectedCalls({ after: 20_000, window: 120_000, growth: 2_000, calls: 500 })).toBe(50);

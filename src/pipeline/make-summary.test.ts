@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OPENING_TASK_NOTICE } from '../compaction/prompt.js';
+import { OPENING_TASK_NOTICE, SHARED_PREFIX_MARKER } from '../compaction/prompt.js';
 import { taskNoteOf } from '../compaction/task-note.js';
 import { compactionSchema } from '../config/schema.js';
 import type { ChatMessage } from '../messages/types.js';
@@ -78,5 +78,35 @@ describe('a summary that takes in the opening task', () => {
   it('is not noted when the task is not in the span nor noted before', async () => {
     const made = await makeSummary(request('summarize', {}).req);
     expect(made.ok && taskNoteOf(made.text)).toBeNull();
+  });
+});
+
+describe('a summary on the conversation’s shared prefix', () => {
+  it('is one call with the prefix built for its instruction and limit, on the conversation’s model, and its text is redacted before it is kept', async () => {
+    const built: { instruction: string; maxTokens: number }[] = [];
+    const prefix = {
+      model: 'gpt-own',
+      upstream: 'own',
+      request: (instruction: string, maxTokens: number) => {
+        built.push({ instruction, maxTokens });
+        return { body: Buffer.from('{}'), path: '/chat/completions', readReply: () => ({ ok: false as const, reason: 'error' as const, detail: '' }), headers: {} };
+      },
+    };
+    const leaked = '## Goal\n- Deploy with the key sk-live0123456789abcdefghijklmnop.';
+    const { req, calls } = request(
+      'summarize',
+      { prefix, compaction: compactionSchema.parse({ strategy: 'summarize', summarizer: { shared_prefix: true }, ledger: false }) },
+      leaked,
+    );
+    const made = await makeSummary(req);
+    expect(made).toMatchObject({ ok: true, calls: 1 });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ model: 'gpt-own', upstream: 'own', messages: [] });
+    expect(calls[0]!.prefix?.path).toBe('/chat/completions');
+    expect(built[0]!.instruction.startsWith(SHARED_PREFIX_MARKER)).toBe(true);
+    expect(built[0]!.maxTokens).toBe(1024);
+    if (!made.ok) return;
+    expect(made.text).not.toContain('sk-live0123456789');
+    expect(made.text).toContain('[REDACTED:');
   });
 });
