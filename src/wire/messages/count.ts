@@ -5,6 +5,8 @@ import type { ChatMessage } from '../../messages/types.js';
 import type { TokenCounter } from '../../tokens/counter.js';
 import type { CountedItems, ItemCounters } from '../format.js';
 import { hashJsonItems } from '../hash-items.js';
+import { NO_RUN, type RunNotes } from '../../body/run-notes.js';
+import { jsonItemHash } from '../../conversation/canonical.js';
 import { blocksOf } from './items.js';
 import { mediaTokens } from './media-tokens.js';
 import type { AnthropicMessage, ContentBlock, MessagesRequest } from './types.js';
@@ -61,6 +63,19 @@ export const countedAs = oncePerItem(
 
 const mediaOf = oncePerItem((m: AnthropicMessage): number => (Array.isArray(m.content) ? mediaTokens(m.content) : 0));
 
+// A run's notes as this route makes them (the chat route notes its own counts under the counter:
+// the same message object counts differently as a chat message).
+const MEDIA_NOTE = {};
+const countsKeys = new WeakMap<TokenCounter, object>();
+function countsKeyOf(counter: TokenCounter): object {
+  let key = countsKeys.get(counter);
+  if (key === undefined) {
+    key = {};
+    countsKeys.set(counter, key);
+  }
+  return key;
+}
+
 /** `system` as the leading system message it amounts to, or null. */
 export function systemMessage(body: MessagesRequest): ChatMessage | null {
   const { system } = body;
@@ -87,13 +102,27 @@ export async function countMessagesRequest(
   tokens: ItemCounters,
   body: MessagesRequest,
   model: ModelConfig | undefined,
+  run: RunNotes = NO_RUN,
 ): Promise<CountedItems<AnthropicMessage> & { systemTokens: number; rawTools: number }> {
   const counter = tokens.counterFor(model?.encoding ?? 'o200k_base');
   const scale = tokens.scaleFor(model);
   const items = body.messages;
-  const hashes = await hashJsonItems(items);
-  const counted = await counter.countMessagesAsync(items.map(countedAs), hashes);
-  const rawPerItem = counted.perMessage.map((n, i) => n + mediaOf(items[i]!));
+  // Messages taken over from an earlier request come with the hashes, counts and media noted then.
+  const hashes = await hashJsonItems(items, run.taken, run.earlier(jsonItemHash));
+  run.note(jsonItemHash, hashes);
+  const countsKey = countsKeyOf(counter);
+  const earlierCounts = run.earlier<readonly number[]>(countsKey);
+  const earlierMedia = run.earlier<readonly number[]>(MEDIA_NOTE);
+  const from = earlierCounts && earlierMedia ? run.taken : 0;
+  // The chat message an item amounts to is made only to count it: not for those whose counts were noted.
+  const asChat = new Array<ChatMessage>(items.length);
+  for (let i = from; i < items.length; i++) asChat[i] = countedAs(items[i]!);
+  const counted = await counter.countMessagesAsync(asChat, hashes, from, from > 0 ? earlierCounts : undefined);
+  const media = from > 0 ? earlierMedia!.slice(0, from) : [];
+  for (let i = media.length; i < items.length; i++) media.push(mediaOf(items[i]!));
+  run.note(countsKey, counted.perMessage);
+  run.note(MEDIA_NOTE, media);
+  const rawPerItem = counted.perMessage.map((n, i) => n + media[i]!);
   const system = systemMessage(body);
   const rawSystem = system ? counter.countMessage(system) : 0;
   const rawTools = rawToolsTokens(counter, body, body.tools);

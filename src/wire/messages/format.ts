@@ -40,7 +40,7 @@ export const messagesFormat: WireFormat<AnthropicMessage, MessagesBody> = {
     const first = messages.find((m) => messagesWire.describe(m).kind === 'user');
     return first ? [...out, jsonItemHash(first)] : out;
   },
-  count: (counters, { body }, model) => countMessagesRequest(counters, body, model),
+  count: (counters, { body, run }, model) => countMessagesRequest(counters, body, model, run),
   recallOffer,
   // Not bounded: a compactable request is counted before it is forwarded.
   promptBound: () => null,
