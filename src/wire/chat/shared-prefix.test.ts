@@ -42,6 +42,15 @@ describe('chatSharedPrefixBody', () => {
   });
 });
 
+describe('structured output', () => {
+  it('asks for text where the body asks for JSON: the summary is prose', () => {
+    const json = Buffer.from('{"model":"m","response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{}}},"messages":[{"role":"user","content":"a"}]}');
+    expect(chatSharedPrefixBody(json, { keep: 1, instruction: 'sum', tokenLimitField: 'max_tokens', maxTokens: 9 }).toString()).toBe(
+      '{"max_tokens":9,"model":"m","response_format":{"type":"text"},"messages":[{"role":"user","content":"a"},{"role":"user","content":"sum"}]}',
+    );
+  });
+});
+
 describe('a shared-prefix summarizer call on a caching upstream', () => {
   let upstream: FakeUpstream | undefined;
   afterEach(async () => {

@@ -12,9 +12,13 @@ import type { SharedPrefixCall, SharedPrefixWire } from '../format.js';
 // - `stream_options` (when given) is null: providers refuse it without a stream;
 // - the token limit is the summary's (the field the body uses, else the configured one);
 // - `tool_choice` (when `tools` are given) is "none": the tools stay, as part of the cached
-//   prefix, but the reply must be text.
+//   prefix, but the reply must be text;
+// - a `response_format` that asks for JSON is text: the summary is prose (the provider then reads
+//   less of the prompt from its cache, as the format is part of it).
 // A member the body lacks is written first (body/splice.ts); providers cache the prompt the
 // members make, not the order of the JSON's keys, so this costs no cached token.
+
+const asksForJson = (format: unknown): boolean => typeof format === 'object' && format !== null && (format as { type?: unknown }).type !== 'text';
 
 export function chatSharedPrefixBody(forwarded: Buffer, call: SharedPrefixCall): Buffer {
   const { bytes, value } = cutItems(forwarded, 'messages', call.keep, stringifyJson({ role: 'user', content: call.instruction }));
@@ -23,6 +27,7 @@ export function chatSharedPrefixBody(forwarded: Buffer, call: SharedPrefixCall):
   if ('stream' in value) changes.set('stream', false);
   if ('stream_options' in value) changes.set('stream_options', null);
   if (Array.isArray(value.tools) && value.tools.length > 0) changes.set('tool_choice', 'none');
+  if (asksForJson(value.response_format)) changes.set('response_format', { type: 'text' });
   return replaceDocumentMembers(bytes, changes);
 }
 

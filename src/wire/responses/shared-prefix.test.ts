@@ -22,6 +22,13 @@ describe('responsesSharedPrefixBody', () => {
   });
 });
 
+describe('structured output', () => {
+  it('asks for text where the body asks for JSON, its other text options kept', () => {
+    const json = Buffer.from('{"model":"m","text":{"format":{"type":"json_schema","name":"x","schema":{}},"verbosity":"low"},"input":[{"role":"user","content":"a"}]}');
+    expect(JSON.parse(responsesSharedPrefixBody(json, call(1, 'sum')).toString()).text).toEqual({ format: { type: 'text' }, verbosity: 'low' });
+  });
+});
+
 describe('a Responses summarizer call on the cached prefix, on a caching fake upstream', () => {
   let upstream: FakeUpstream | undefined;
   afterEach(async () => {
