@@ -250,17 +250,21 @@ export function* planPrepareSteps(l: Layout, base: BaseView, budget: number, rul
 
 /**
  * How many tokens may still follow the view (items appended at its end) before planPrepare could
- * return a cut: below the prepare line, its distance to that line; where clearing alone brings the
- * view under the target, the target's distance to what clearing leaves (the same results are
- * cleared first when more items follow them: oldest first, and what the newest steps protect only
- * moves on). The larger of the two; zero or less when a cut may be due now.
+ * return a cut: below the prepare line, its distance to that line; where the view is over the
+ * target and clearing alone brings it under, the target's distance to what clearing *every*
+ * clearable result leaves: whatever follows, planPrepare's clearing may go on to all of them (the
+ * results clearable now stay clearable when more items follow: what the newest steps protect only
+ * moves on), so it reaches the target while less than that follows. The larger of the two; zero or
+ * less when a cut may be due now.
  */
 export function* prepareRoomSteps(l: Layout, base: BaseView, budget: number, rules: PlanRules): Steps<number> {
   const tokens = yield* viewTokensSteps(l, base);
   const belowLine = rules.prepare_ratio * budget - tokens;
-  const cleared = yield* clearTo(l, base, rules, rules.target_ratio * budget);
-  const byClearing = cleared && cleared.tokens <= rules.target_ratio * budget ? rules.target_ratio * budget - cleared.tokens : belowLine;
-  return Math.max(belowLine, byClearing);
+  const target = rules.target_ratio * budget;
+  // At or under the target planPrepare clears nothing: only the line's distance holds.
+  if (tokens <= target) return belowLine;
+  const cleared = yield* clearTo(l, base, rules, Number.NEGATIVE_INFINITY);
+  return cleared && cleared.tokens <= target ? Math.max(belowLine, target - cleared.tokens) : belowLine;
 }
 
 /**

@@ -36,30 +36,39 @@ const turn = fc.oneof(
 /** Call ids made unique, so that each result answers its own call. */
 const numbered = (turns: Spec[][]): Spec[] => turns.flatMap((t, i) => t.map((s) => ({ ...s, ...(s.call ? { call: `c${i}` } : {}), ...(s.of ? { of: `c${i}` } : {}) })));
 
+/** Target and prepare lines: as configured by default, or anywhere below the trigger (a prepare line under the target too). */
+const ratios = fc.oneof(fc.constant([0.6, 0.8] as const), fc.tuple(fc.double({ min: 0.2, max: 0.95, noNaN: true }), fc.double({ min: 0.2, max: 0.95, noNaN: true })));
+
 describe('prepareRoom', () => {
   it('is what may follow the view without planPrepare finding a cut', () => {
     fc.assert(
-      fc.property(fc.array(turn, { minLength: 2, maxLength: 20 }), fc.array(turn, { minLength: 1, maxLength: 6 }), fc.boolean(), (before, after, clears) => {
-        const rules: PlanRules = {
-          trigger_ratio: 1.0,
-          target_ratio: 0.6,
-          prepare_ratio: 0.8,
-          summary_max_tokens: 4,
-          keepInstructions: true,
-          clearing: clears ? { keepLastSteps: 1, minTokens: 50 } : null,
-          taskMaxShare: 0,
-        };
-        const specs = numbered([[{ kind: 'user', tokens: 30 }], ...before]);
-        const room = prepareRoom(layout(specs), none, 1500, rules);
-        const grown = numbered([[{ kind: 'user', tokens: 30 }], ...before, ...after]);
-        const added = grown.slice(specs.length).reduce((n, s) => n + s.tokens, 0);
-        if (added < room) expect(planPrepare(layout(grown), none, 1500, rules)).toBeNull();
-      }),
-      { numRuns: 500 },
+      fc.property(
+        fc.array(turn, { minLength: 2, maxLength: 20 }),
+        fc.array(turn, { minLength: 1, maxLength: 6 }),
+        fc.option(fc.integer({ min: 1, max: 3 })),
+        ratios,
+        (before, after, keep, [target, prepare]) => {
+          const rules: PlanRules = {
+            trigger_ratio: 1.0,
+            target_ratio: target,
+            prepare_ratio: prepare,
+            summary_max_tokens: 4,
+            keepInstructions: true,
+            clearing: keep === null ? null : { keepLastSteps: keep, minTokens: 50 },
+            taskMaxShare: 0,
+          };
+          const specs = numbered([[{ kind: 'user', tokens: 30 }], ...before]);
+          const room = prepareRoom(layout(specs), none, 1500, rules);
+          const grown = numbered([[{ kind: 'user', tokens: 30 }], ...before, ...after]);
+          const added = grown.slice(specs.length).reduce((n, s) => n + s.tokens, 0);
+          if (added < room) expect(planPrepare(layout(grown), none, 1500, rules)).toBeNull();
+        },
+      ),
+      { numRuns: 1000 },
     );
   });
 
-  it('counts what clearing leaves when that brings the view under the target', () => {
+  it('counts what clearing every clearable result leaves when that brings the view under the target', () => {
     const specs = numbered([
       [{ kind: 'user', tokens: 10 }],
       ...Array.from({ length: 4 }, (): Spec[] => [
@@ -76,8 +85,9 @@ describe('prepareRoom', () => {
       clearing: { keepLastSteps: 1, minTokens: 100 },
       taskMaxShare: 0,
     };
-    // 53 + 10 + 4 × 310 = 1303, past 0.8 × 1500: clearing two results (280 each) leaves 743, 157 under 0.6 × 1500.
-    expect(prepareRoom(layout(specs), none, 1500, rules)).toBe(157);
+    // 53 + 10 + 4 × 310 = 1303, past 0.8 × 1500: two cleared results (280 each) bring it under
+    // 0.6 × 1500 now, and the third (the newest step's is kept) goes too once more follows: 463 left, 437 under.
+    expect(prepareRoom(layout(specs), none, 1500, rules)).toBe(437);
     expect(prepareRoom(layout(specs), none, 1500, { ...rules, clearing: null })).toBe(1200 - 1303);
   });
 });

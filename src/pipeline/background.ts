@@ -9,7 +9,7 @@ import { costPlanning } from './cost-plan.js';
 import type { Decision } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { planRules } from './plan-rules.js';
-import { type CountedRequest, createPrepareRooms } from './prepare-room.js';
+import { type CountedRequest, createPrepareRooms, type PrepareRooms } from './prepare-room.js';
 import { claimCompaction, waitForHolders } from './single-flight.js';
 import { checkpointForCut, prefixOfCut, TENANT_BUDGET_EXCEEDED } from './span-checkpoint.js';
 import { type StepContext, summarizerRecorder } from './step-context.js';
@@ -38,7 +38,8 @@ type Outcome = 'done' | 'failed' | 'skipped';
 const MAX_ROUNDS = 8;
 const HOLDER_MARGIN_MS = 5_000;
 
-export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>): BackgroundCompactor {
+/** `rooms`: what looks left below the line (a test passes one that keeps nothing, to compare). */
+export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>, rooms: PrepareRooms = createPrepareRooms()): BackgroundCompactor {
   const { metrics, logger, config } = deps;
   const queue = new JobQueue({
     concurrency: config.background.concurrency,
@@ -55,7 +56,6 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
     },
   });
   const shutdown = new AbortController();
-  const rooms = createPrepareRooms();
   const roomOf = (key: ConversationKey) => `${key.tenant}.${key.conversation}`;
 
   async function run<T>(ctx: StepContext, a: Analysis<T>, budget: number): Promise<Outcome> {
@@ -143,13 +143,15 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
 /**
  * A first look from what the request saw (the job plans again when it runs), in slices as the
  * request's own planning is: the links of a job worth queuing, else null, and the room the view
- * leaves before one could be (prepareRoomSteps). The tenant's allowance is checked when the job
- * runs: it is kept in the store.
+ * leaves before one could be (prepareRoomSteps). Planned by cost (rule 14), the lines move with
+ * the conversation's growth from one request to the next, so no room is kept (0). The tenant's
+ * allowance is checked when the job runs: it is kept in the store.
  */
 async function worthPreparing<T>(ctx: StepContext, a: Analysis<T>, from: Base, budget: number): Promise<{ links: string[] | null; room: number }> {
-  const rules = planRules(costPlanning(ctx.deps.config.models, ctx.model, a, budget)?.compaction ?? ctx.model.compaction);
+  const cost = costPlanning(ctx.deps.config.models, ctx.model, a, budget);
+  const rules = planRules(cost?.compaction ?? ctx.model.compaction);
   const view = baseView(a, from);
-  const room = await runSliced(prepareRoomSteps(a.layout, view, budget, rules), ctx.pause);
+  const room = cost ? 0 : await runSliced(prepareRoomSteps(a.layout, view, budget, rules), ctx.pause);
   if (room > 0 || !(await runSliced(planPrepareSteps(a.layout, view, budget, rules), ctx.pause))) return { links: null, room };
   return { links: await runSliced(a.linksSteps(), ctx.pause), room };
 }

@@ -27,6 +27,7 @@ import type { ForwardFirst } from './forward-first.js';
 import type { PathDeps } from './route-plan.js';
 import { planRules } from './plan-rules.js';
 import { planCompaction } from './prepare.js';
+import type { PrepareRooms } from './prepare-room.js';
 import { createRecords } from './records.js';
 import { describeCheckpoint } from './span-checkpoint.js';
 import { createTokenService } from './token-service.js';
@@ -54,6 +55,8 @@ export interface PathRules {
   ledger?: boolean;
   /** compaction.task_max_share: the opening task stays in every view up to this share of the budget. */
   task_max_share: number;
+  /** compaction.prepare_ratio (default 0.8). */
+  prepare_ratio?: number;
 }
 
 export interface PathScenario {
@@ -72,6 +75,8 @@ export interface PathScenario {
   keepsRecords?: boolean;
   /** A token count for every message (the request's and the ones recap builds). */
   count: (m: ChatMessage) => number;
+  /** False: every request past the prepare line looks again (no room kept: prepare-room.ts). */
+  rooms?: boolean;
 }
 
 export interface PathOutcome {
@@ -107,8 +112,13 @@ export function transcriptOf(call: RecordedRequest): string {
   return request.slice(request.indexOf('<transcript>\n') + '<transcript>\n'.length, request.lastIndexOf('\n</transcript>'));
 }
 
+/** Rooms never kept: a process that looks after every request past the prepare line. */
+const KEEPS_NO_ROOM: PrepareRooms = { remember() {}, fitsRoom: () => false, forget() {} };
+
 export interface RequestPath {
   fake: FakeUpstream;
+  /** How many times the sessions read a conversation's record so far. */
+  recordReads(): Promise<number>;
   session(s: PathScenario): Session;
   close(): Promise<void>;
 }
@@ -129,6 +139,7 @@ function configFor(base: Config, s: PathScenario, n: number): Config {
     summary_max_tokens: r.summary_max_tokens,
     keep_instructions: r.keep_instructions,
     task_max_share: r.task_max_share,
+    ...(r.prepare_ratio === undefined ? {} : { prepare_ratio: r.prepare_ratio }),
     ledger: r.ledger ?? false,
     clear_tool_results: r.clearing ? { keep_last_steps: r.clearing.keep_last_steps, min_tokens: r.clearing.min_tokens } : { enabled: false },
   };
@@ -181,6 +192,10 @@ export async function startRequestPath(): Promise<RequestPath> {
 
   return {
     fake,
+    async recordReads() {
+      const { values } = await metrics.storeDuration.get();
+      return values.find((v) => v.metricName === 'recap_store_duration_seconds_count' && v.labels.op === 'load')?.value ?? 0;
+    },
     session(s) {
       const n = ++sessions;
       const config = configFor(base, s, n);
@@ -201,7 +216,7 @@ export async function startRequestPath(): Promise<RequestPath> {
         logger,
         secret: SECRET,
       };
-      const background = createBackgroundCompactor(shared);
+      const background = createBackgroundCompactor(shared, s.rooms === false ? KEEPS_NO_ROOM : undefined);
       const deps: PathDeps = { ...shared, background };
       const identity: Identity = { tenant: TENANT, conversation: `conversation-${n}`, explicit: true, keepsRecords: s.keepsRecords ?? true };
       const key = { tenant: identity.tenant, conversation: identity.conversation };
