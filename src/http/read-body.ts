@@ -8,7 +8,8 @@ export type OnArrival = (buf: Buffer, arrived: number) => void;
  * Reads the whole request body, refusing more than `limit` bytes before buffering them. A body of
  * a declared length goes straight into one buffer of that length as it arrives (no copy of the
  * whole at its end), and `onArrival` follows it chunk by chunk; Node's parser delivers exactly
- * the declared bytes, and a body without a declared length (chunked) is joined at its end.
+ * the declared bytes, and a body without a declared length (chunked) is joined at its end, where
+ * `onArrival` follows it once.
  */
 export function readBody(req: IncomingMessage, limit: number, onArrival?: OnArrival): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
@@ -38,7 +39,12 @@ export function readBody(req: IncomingMessage, limit: number, onArrival?: OnArri
       cleanup();
       // Never the unwritten (uninitialized) bytes of a body cut short, should one ever end so.
       if (whole) resolve(size === whole.length ? whole : whole.subarray(0, size));
-      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      else {
+        const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+        // Followed in one go once joined: the items it resends are taken over as a declared body's are.
+        onArrival?.(body, size);
+        resolve(body);
+      }
     };
     const onError = (err: Error) => {
       cleanup();
