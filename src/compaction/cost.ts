@@ -17,6 +17,9 @@ import type { Layout } from './layout.js';
 // ((window − V) / growth) and the calls the conversation will still make with a chance of nine in
 // ten: a conversation that has run n calls runs n/9 more about that often (PAYBACK_ODDS). A
 // cut that is not forced must pay back that surely: one that does not pay back is money lost.
+// A conversation's first cut risks money it has not saved yet (sending everything would have cost
+// no more), so it counts only the call in hand: it is made when it pays back on that call, or when
+// the window forces it. Later cuts may risk what the earlier ones saved.
 // A compaction happens only when saves ≥ costs, or when the view would not fit the window.
 //
 // When to cut: the view grows by g tokens a call. Kept at V after a cut, it costs cached × (V + g·t)
@@ -62,6 +65,8 @@ export interface CompactionWeighing {
   growth: number;
   /** Calls the conversation has made so far, this one included. */
   calls: number;
+  /** The conversation's first cut (nothing of it is stored yet): counted over the call in hand only. */
+  first: boolean;
 }
 
 export type Verdict = 'pays' | 'does_not_pay' | 'window';
@@ -96,8 +101,9 @@ export function summarizerCost(m: CostModel, prefix: number, evicted: number, su
  */
 export const PAYBACK_ODDS = 9;
 
-/** The calls a compaction to `after` is expected to serve before the next one. */
-export function expectedCalls(w: Pick<CompactionWeighing, 'after' | 'window' | 'growth' | 'calls'>): number {
+/** The calls a compaction to `after` is expected to serve before the next one (the call in hand alone for a first cut). */
+export function expectedCalls(w: Pick<CompactionWeighing, 'after' | 'window' | 'growth' | 'calls' | 'first'>): number {
+  if (w.first) return 1;
   const room = w.growth > 0 ? (w.window - w.after) / w.growth : Number.POSITIVE_INFINITY;
   const ahead = w.calls / PAYBACK_ODDS;
   return Math.max(1, Math.floor(Math.min(ahead, room)));
@@ -126,6 +132,8 @@ export interface LinesInput {
   summaryTokens: number;
   growth: number;
   calls: number;
+  /** The conversation has no cut stored yet: its first must pay back on the call in hand. */
+  first: boolean;
   /** Cuts are at least this many tokens apart. */
   minGap: number;
 }
@@ -153,7 +161,7 @@ export function costLines(m: CostModel, i: LinesInput): CostLines {
   // What the summarizer pays per evicted token (sharing the prefix: its cached read).
   const perEvicted = !m.summarizer ? 0 : m.sharedPrefix ? cached : m.summarizer.input;
   const optimal = cached > 0 ? Math.sqrt((2 * fixed * g) / cached) : Number.POSITIVE_INFINITY;
-  const calls = expectedCalls({ after: target, window: i.window, growth: g, calls: i.calls });
+  const calls = expectedCalls({ after: target, window: i.window, growth: g, calls: i.calls, first: i.first });
   const margin = calls * cached - perEvicted;
   const payback = margin > 0 ? fixed / margin : Number.POSITIVE_INFINITY;
   const trigger = Math.min(i.window, target + Math.max(optimal, payback, i.minGap));

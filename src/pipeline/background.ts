@@ -5,7 +5,7 @@ import { landedOnBranch } from '../store/checkpoints.js';
 import type { ConversationKey } from '../store/store.js';
 import type { Analysis } from './analyze.js';
 import { type Base, baseView, candidatesSteps } from './choose-view.js';
-import { costPlanning } from './cost-plan.js';
+import { costPlanning, isFirstCut } from './cost-plan.js';
 import type { Decision } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { planRules } from './plan-rules.js';
@@ -59,10 +59,11 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
   const roomOf = (key: ConversationKey) => `${key.tenant}.${key.conversation}`;
 
   async function run<T>(ctx: StepContext, a: Analysis<T>, budget: number): Promise<Outcome> {
-    const rules = planRules(costPlanning(ctx.deps.config.models, ctx.model, a, budget)?.compaction ?? ctx.model.compaction);
     // A compaction ahead of the job is waited for as long as its summarizer call may take.
     const waitUntil = Date.now() + ctx.model.compaction.summarizer!.timeout_ms + HOLDER_MARGIN_MS;
     let record = await deps.records.load(ctx.key);
+    const first = isFirstCut(record === 'unavailable' ? null : record, a);
+    const rules = planRules(costPlanning(ctx.deps.config.models, ctx.model, a, budget, first)?.compaction ?? ctx.model.compaction);
     for (let round = 0; round < MAX_ROUNDS; round++) {
       if (record === 'unavailable') return 'failed';
       const all = await runSliced(candidatesSteps(a, record), ctx.pause);
@@ -148,7 +149,9 @@ export function createBackgroundCompactor(deps: Omit<PipelineDeps, 'background'>
  * allowance is checked when the job runs: it is kept in the store.
  */
 async function worthPreparing<T>(ctx: StepContext, a: Analysis<T>, from: Base, budget: number): Promise<{ links: string[] | null; room: number }> {
-  const cost = costPlanning(ctx.deps.config.models, ctx.model, a, budget);
+  // The base the look starts from carries no compaction of this conversation: a cut would be its first.
+  const first = from.checkpoint === null && from.summary === null && from.cleared.size === 0;
+  const cost = costPlanning(ctx.deps.config.models, ctx.model, a, budget, first);
   const rules = planRules(cost?.compaction ?? ctx.model.compaction);
   const view = baseView(a, from);
   const room = cost ? 0 : await runSliced(prepareRoomSteps(a.layout, view, budget, rules), ctx.pause);

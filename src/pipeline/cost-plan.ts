@@ -1,6 +1,7 @@
 import { type CompactionFigures, type CostLines, type CostModel, conversationGrowth, costLines, weighCompaction } from '../compaction/cost.js';
 import type { Cut } from '../compaction/plan.js';
 import type { CompactionConfig, ModelConfig } from '../config/schema.js';
+import type { ConversationRecord } from '../store/store.js';
 import { modelPrices, summarizerPrices } from '../pricing/model-prices.js';
 import type { Analysis } from './analyze.js';
 import type { Base } from './choose-view.js';
@@ -19,6 +20,13 @@ export interface CostPlanning {
   model: CostModel;
   growth: number;
   calls: number;
+  /** No cut of this conversation is stored yet: its first must pay back on the call in hand (cost.ts). */
+  first: boolean;
+}
+
+/** Whether a cut would be the conversation's first: no checkpoint stored and no summary of recap's sent back. */
+export function isFirstCut(record: ConversationRecord | null, a: Pick<Analysis<unknown>, 'clientSummary'>): boolean {
+  return (record === null || record.checkpoints.length === 0) && a.clientSummary === null;
 }
 
 export function costModelOf(models: ModelConfig[], model: ModelConfig): CostModel | null {
@@ -28,8 +36,12 @@ export function costModelOf(models: ModelConfig[], model: ModelConfig): CostMode
   return { prices, summarizer, sharedPrefix: summarizer !== null && model.compaction.summarizer?.shared_prefix === true };
 }
 
-/** The lines for this request, or null when the model has no prices. */
-export function costPlanning<T>(models: ModelConfig[], model: ModelConfig, a: Analysis<T>, budget: number): CostPlanning | null {
+/**
+ * The lines for this request, or null when the model has no prices. `first` (isFirstCut) puts a
+ * conversation's first cut at the window unless it pays back on the call in hand; before its
+ * record is read, `false` gives the lowest lines a request may be planned by.
+ */
+export function costPlanning<T>(models: ModelConfig[], model: ModelConfig, a: Analysis<T>, budget: number, first: boolean): CostPlanning | null {
   const m = costModelOf(models, model);
   if (!m) return null;
   const c = model.compaction;
@@ -43,13 +55,14 @@ export function costPlanning<T>(models: ModelConfig[], model: ModelConfig, a: An
     summaryTokens: c.summary_max_tokens,
     growth,
     calls,
+    first,
     minGap: c.cost.min_gap_ratio * budget,
   });
   // Background preparation keeps its place between the target and the trigger.
   const prepareShare = c.trigger_ratio > c.target_ratio ? (c.prepare_ratio - c.target_ratio) / (c.trigger_ratio - c.target_ratio) : 1;
   const prepare = lines.target + Math.max(0, Math.min(1, prepareShare)) * (lines.trigger - lines.target);
   const compaction = { ...c, trigger_ratio: lines.trigger / budget, target_ratio: lines.target / budget, prepare_ratio: prepare / budget };
-  return { compaction, lines, window, model: m, growth, calls };
+  return { compaction, lines, window, model: m, growth, calls, first };
 }
 
 /** The lowest trigger cost planning can choose for a model, as a share of the budget: what a request must stay under to go upstream before it is counted. */
@@ -83,5 +96,6 @@ export function weighCut<T>(p: CostPlanning, a: Analysis<T>, from: Base, view: n
     window: p.window,
     growth: p.growth,
     calls: p.calls,
+    first: p.first,
   });
 }

@@ -8,7 +8,7 @@ import type { Checkpoint, ConversationRecord } from '../store/store.js';
 import { type Analysis, buildView } from './analyze.js';
 import { type Base, baseView, type CandidateCosts, candidatesSteps, chooseBase, noSummaryBase } from './choose-view.js';
 import { roundSteps } from './plan-round.js';
-import { type CostPlanning, costPlanning } from './cost-plan.js';
+import { type CostPlanning, costPlanning, isFirstCut } from './cost-plan.js';
 import type { HeldClaim } from './lease.js';
 import { planRules } from './plan-rules.js';
 import { claimCompaction, waitForHolders } from './single-flight.js';
@@ -106,7 +106,8 @@ export async function decide<T>(
   forwardedFirst = false,
   lines: { own: number; prepare: number } = { own: budget, prepare: budget },
 ): Promise<Decision<T>> {
-  const cost = costPlanning(ctx.deps.config.models, ctx.model, a, budget);
+  // The lowest lines a cut could be planned by, until the record tells whether it would be the first.
+  const cost = costPlanning(ctx.deps.config.models, ctx.model, a, budget, false);
   const compaction = cost?.compaction ?? ctx.model.compaction;
   // Below both lines no stored summary can be needed (the least compacted view that fits is the
   // client's own) and nothing is prepared, so the store is not even asked.
@@ -115,8 +116,10 @@ export async function decide<T>(
   // The chain links identify the checkpoints (rule 6); on a big request they take a while to hash.
   await runSliced(a.linksSteps(), ctx.pause);
   const record = ctx.keepsRecords ? await (prefetched ?? ctx.deps.records.load(ctx.key)) : null;
-  if (forwardedFirst) return asSent(ctx, a, record === 'unavailable' ? null : record);
-  return settle(ctx, a, { view: budget, own: lines.own }, record === 'unavailable' ? null : record, record === 'unavailable' || !ctx.keepsRecords, cost);
+  const stored = record === 'unavailable' ? null : record;
+  if (forwardedFirst) return asSent(ctx, a, stored);
+  const planning = cost && isFirstCut(stored, a) ? costPlanning(ctx.deps.config.models, ctx.model, a, budget, true) : cost;
+  return settle(ctx, a, { view: budget, own: lines.own }, stored, record === 'unavailable' || !ctx.keepsRecords, planning);
 }
 
 /** The client's own view, with the most compacted checkpoint stored for it (for background preparation). */
