@@ -1,6 +1,7 @@
 import type { ChatMessage, ChatRequest } from '../src/messages/types.js';
 import { createPromptCache, type PromptBlock } from '../src/dev/prompt-cache.js';
 import { isSharedPrefixCall } from '../src/dev/fake-summary.js';
+import { SUMMARY_MARKER } from '../src/compaction/summary-message.js';
 import { createTokenCounter } from '../src/tokens/counter.js';
 import type { Drive } from './bench-recap.js';
 
@@ -50,6 +51,8 @@ function tokensOf(key: string, count: () => number): number {
   return tokens;
 }
 
+const isRecapSummary = (m: ChatMessage): boolean => typeof m.content === 'string' && m.content.startsWith(SUMMARY_MARKER);
+
 /**
  * A chat body as cache blocks: its tools, then each message; Anthropic-style breakpoints after the
  * leading system block and on the last message, or for a summarizer call on the conversation's
@@ -61,8 +64,10 @@ export function blocksOf(body: { messages: ChatMessage[]; tools?: unknown[] }, o
     const key = JSON.stringify(body.tools);
     blocks.push({ key, tokens: tokensOf(key, () => counter.countTools(body as unknown as ChatRequest)) });
   }
+  // The client's own leading system block: recap's summary after it carries no breakpoint, as on the
+  // Anthropic route, where one moves there only when the client lost one to eviction (wire/messages/breakpoints.ts).
   let pinned = 0;
-  while (pinned < body.messages.length && ['system', 'developer'].includes(body.messages[pinned]!.role)) pinned++;
+  while (pinned < body.messages.length && ['system', 'developer'].includes(body.messages[pinned]!.role) && !isRecapSummary(body.messages[pinned]!)) pinned++;
   body.messages.forEach((m, i) => {
     const key = JSON.stringify(m);
     const last = body.messages.length - (onPrefix ? 2 : 1);

@@ -157,7 +157,7 @@ export async function runCacheCostBench(): Promise<unknown> {
       conversations: CONVERSATIONS.map((c) => ({ name: c.name, context_window: c.contextWindow, max_output_tokens: c.maxOutputTokens, length: c.length, seed: c.seed })),
       prices_per_million: { input: INPUT, output: OUTPUT, summarizers: SUMMARIZERS },
       cache:
-        'src/dev/prompt-cache.ts: automatic (longest shared prefix from 1,024 tokens in 128-token steps) or breakpoints (after the pinned block and on the last message, 20-block lookback, 5-minute lifetime)',
+        'src/dev/prompt-cache.ts: automatic (longest shared prefix from 1,024 tokens in 128-token steps) or breakpoints (after the client’s own system block, not after recap’s summary, and on the last message, 20-block lookback, 5-minute lifetime)',
       background: false,
     },
     rows,
