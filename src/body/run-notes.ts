@@ -25,3 +25,19 @@ export function runNotes(taken: TakenRun | undefined, made: ItemRun | undefined)
     },
   };
 }
+
+/**
+ * A note key per object (a counter, say) for one maker: each wire route keeps the counts it makes
+ * under its own key, since the same item object counts differently as a chat message.
+ */
+export function noteKeys<K extends object>(): (of: K) => object {
+  const keys = new WeakMap<K, object>();
+  return (of) => {
+    let key = keys.get(of);
+    if (key === undefined) {
+      key = {};
+      keys.set(of, key);
+    }
+    return key;
+  };
+}

@@ -1,12 +1,12 @@
 import { oncePerItem } from '../../body/once-per-item.js';
+import { NO_RUN, noteKeys, type RunNotes } from '../../body/run-notes.js';
 import { stringifyJson } from '../../body/stringify.js';
 import type { ModelConfig } from '../../config/config.js';
+import { jsonItemHash } from '../../conversation/canonical.js';
 import type { ChatMessage } from '../../messages/types.js';
 import type { TokenCounter } from '../../tokens/counter.js';
 import type { CountedItems, ItemCounters } from '../format.js';
 import { hashJsonItems } from '../hash-items.js';
-import { NO_RUN, type RunNotes } from '../../body/run-notes.js';
-import { jsonItemHash } from '../../conversation/canonical.js';
 import { blocksOf } from './items.js';
 import { mediaTokens } from './media-tokens.js';
 import type { AnthropicMessage, ContentBlock, MessagesRequest } from './types.js';
@@ -66,15 +66,7 @@ const mediaOf = oncePerItem((m: AnthropicMessage): number => (Array.isArray(m.co
 // A run's notes as this route makes them (the chat route notes its own counts under the counter:
 // the same message object counts differently as a chat message).
 const MEDIA_NOTE = {};
-const countsKeys = new WeakMap<TokenCounter, object>();
-function countsKeyOf(counter: TokenCounter): object {
-  let key = countsKeys.get(counter);
-  if (key === undefined) {
-    key = {};
-    countsKeys.set(counter, key);
-  }
-  return key;
-}
+const countsKeyOf = noteKeys<TokenCounter>();
 
 /** `system` as the leading system message it amounts to, or null. */
 export function systemMessage(body: MessagesRequest): ChatMessage | null {

@@ -1,11 +1,11 @@
 import { oncePerItem } from '../../body/once-per-item.js';
+import { NO_RUN, noteKeys, type RunNotes } from '../../body/run-notes.js';
 import type { ModelConfig } from '../../config/config.js';
+import { jsonItemHash } from '../../conversation/canonical.js';
 import type { ChatMessage } from '../../messages/types.js';
 import type { TokenCounter } from '../../tokens/counter.js';
 import type { CountedItems, ItemCounters } from '../format.js';
 import { hashJsonItems } from '../hash-items.js';
-import { NO_RUN, type RunNotes } from '../../body/run-notes.js';
-import { jsonItemHash } from '../../conversation/canonical.js';
 import { asChatMessage } from './items.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
@@ -19,15 +19,7 @@ import type { ResponseItem, ResponsesRequest } from './types.js';
 const countedAs = oncePerItem(asChatMessage);
 
 // The counts of a run's items as this route counts them (the chat route notes its own under the counter).
-const countsKeys = new WeakMap<TokenCounter, object>();
-function countsKeyOf(counter: TokenCounter): object {
-  let key = countsKeys.get(counter);
-  if (key === undefined) {
-    key = {};
-    countsKeys.set(counter, key);
-  }
-  return key;
-}
+const countsKeyOf = noteKeys<TokenCounter>();
 
 /** Function tools in the chat route's shape, so one renderer counts both; other tools as they are. */
 function asChatTools(tools: unknown): unknown[] | undefined {
