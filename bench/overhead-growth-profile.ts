@@ -72,7 +72,9 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
   const recap = callgrind
     ? await startRecapChild(sink.url, [cli], 1, {
         configYaml: yaml,
-        wrapper: ['valgrind', '--tool=callgrind', '--collect-atstart=no', `--callgrind-out-file=${outFile}`],
+        // Instrumentation off until the measured passes (callgrind_control --instr=on): with
+        // --collect-atstart=no instead, collection stayed off and nothing was counted.
+        wrapper: ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${outFile}`],
         readyTimeoutMs: 300_000,
       })
     : await startRecapChild(sink.url, [...(mode === 'cpu-prof' ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), cli], 1, { configYaml: yaml });
@@ -114,8 +116,9 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
     const out = join(REPO_ROOT, 'bench', 'results', `callgrind.out.${pattern}-${label}-${path}`);
     await rename(outFile, out);
     await rm(dir, { recursive: true, force: true });
-    const totals = /^(?:summary|totals):\s*(\d+)/m.exec(await readFile(out, 'utf8'));
-    const ir = Number(totals?.[1]);
+    // With instrumentation switched on midway the header's summary stays 0: the totals line at the end counts.
+    const text = await readFile(out, 'utf8');
+    const ir = Math.max(...[/^summary:\s*(\d+)/m, /^totals:\s*(\d+)/m].map((re) => Number(re.exec(text)?.[1] ?? 0)));
     process.stdout.write(`instructions: ${ir.toLocaleString('en-US')} in all, ${Math.round(ir / measured).toLocaleString('en-US')} per request\nwritten to ${out}\n`);
     return;
   }
