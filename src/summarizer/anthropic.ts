@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../messages/types.js';
-import type { ReadReply } from './reply.js';
+import { type ReadReply, replyObject } from './reply.js';
 
 // The summarizer's call on an upstream that speaks Anthropic's Messages API (`api: anthropic`):
 // the same prompt, its system messages as `system`, the rest as user/assistant turns of text;
@@ -42,14 +42,9 @@ interface AnthropicReply {
 }
 
 export function readAnthropicSummarizerReply(body: string): ReadReply {
-  let json: AnthropicReply;
-  try {
-    json = JSON.parse(body) as AnthropicReply;
-  } catch {
-    return { ok: false, reason: 'error', detail: `summarizer reply is not JSON: ${body.slice(0, 200)}` };
-  }
-  if (json === null || typeof json !== 'object') return { ok: false, reason: 'error', detail: 'summarizer reply is not an object' };
-  if (json.type === 'error' || json.error) return { ok: false, reason: 'error', detail: `summarizer answered an error: ${body.slice(0, 200)}` };
+  const read = replyObject<AnthropicReply>(body, (j) => j.type === 'error' || Boolean(j.error));
+  if (!('json' in read)) return read;
+  const { json } = read;
   if (json.stop_reason === 'refusal') return { ok: false, reason: 'refused', detail: 'summarizer refused' };
   if (json.stop_reason === 'max_tokens') return { ok: false, reason: 'truncated', detail: 'summarizer reply was cut off at its token limit' };
   const content = Array.isArray(json.content) ? json.content : [];

@@ -17,16 +17,29 @@ interface Completion {
   usage?: { prompt_tokens?: number; completion_tokens?: number };
 }
 
-export function readSummarizerReply(body: string): ReadReply {
-  let json: Completion;
+type ReadFailure = Extract<ReadReply, { ok: false }>;
+
+/**
+ * A summarizer's reply body as an object of the API's shape, or why it is not one: not JSON, not an
+ * object, or an error object (`isError`), quoted from the body as sent (JSON.stringify of an error
+ * nested deep would overflow the stack). Every API's reader starts here.
+ */
+export function replyObject<T extends object>(body: string, isError: (json: T) => boolean): { json: T } | ReadFailure {
+  let json: T;
   try {
-    json = JSON.parse(body) as Completion;
+    json = JSON.parse(body) as T;
   } catch {
     return { ok: false, reason: 'error', detail: `summarizer reply is not JSON: ${body.slice(0, 200)}` };
   }
   if (json === null || typeof json !== 'object') return { ok: false, reason: 'error', detail: 'summarizer reply is not an object' };
-  // Quoted from the body as sent: JSON.stringify of an error nested deep would overflow the stack.
-  if (json.error) return { ok: false, reason: 'error', detail: `summarizer answered an error: ${body.slice(0, 200)}` };
+  if (isError(json)) return { ok: false, reason: 'error', detail: `summarizer answered an error: ${body.slice(0, 200)}` };
+  return { json };
+}
+
+export function readSummarizerReply(body: string): ReadReply {
+  const read = replyObject<Completion>(body, (j) => Boolean(j.error));
+  if (!('json' in read)) return read;
+  const { json } = read;
   const choice = json.choices?.[0];
   const refusal = choice?.message?.refusal;
   if (typeof refusal === 'string' && refusal !== '') return { ok: false, reason: 'refused', detail: 'summarizer refused' };

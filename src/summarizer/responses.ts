@@ -1,5 +1,5 @@
 import { usageReportOf } from '../tokens/usage.js';
-import type { ReadReply } from './reply.js';
+import { type ReadReply, replyObject } from './reply.js';
 
 // A summary read from a Responses API reply (a summarizer call on a Responses conversation's own
 // cached prefix), as strictly as a chat completion (reply.ts): only a `completed` response with
@@ -13,14 +13,9 @@ interface ResponseObject {
 }
 
 export function readResponsesSummarizerReply(body: string): ReadReply {
-  let json: ResponseObject;
-  try {
-    json = JSON.parse(body) as ResponseObject;
-  } catch {
-    return { ok: false, reason: 'error', detail: `summarizer reply is not JSON: ${body.slice(0, 200)}` };
-  }
-  if (json === null || typeof json !== 'object') return { ok: false, reason: 'error', detail: 'summarizer reply is not an object' };
-  if (json.error) return { ok: false, reason: 'error', detail: `summarizer answered an error: ${body.slice(0, 200)}` };
+  const read = replyObject<ResponseObject>(body, (j) => Boolean(j.error));
+  if (!('json' in read)) return read;
+  const { json } = read;
   const incomplete = json.incomplete_details?.reason;
   if (incomplete === 'max_output_tokens') return { ok: false, reason: 'truncated', detail: 'summarizer reply was cut off at its token limit' };
   if (incomplete === 'content_filter') return { ok: false, reason: 'refused', detail: 'summarizer reply was filtered' };
