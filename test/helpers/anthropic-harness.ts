@@ -1,9 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { type Config, parseConfig } from '../../src/config/config.js';
 import { type FakeAnthropic, type FakeAnthropicOptions, startFakeAnthropic } from '../../src/dev/fake-anthropic.js';
-import { type RunningRecap, startRecap } from '../../src/main.js';
-import { createLogger } from '../../src/observability/logger.js';
-import { LogCapture, TEST_SECRET } from './harness.js';
+import type { RunningRecap } from '../../src/main.js';
+import { LogCapture, startRecapBeside, TEST_SECRET } from './harness.js';
 
 // recap in front of the fake Anthropic upstream (src/dev/fake-anthropic.ts), driven by the
 // official Anthropic SDK: `claude-test*` models on an `api: anthropic` upstream, summarized by
@@ -52,16 +51,7 @@ export function anthropicTestConfig(fake: FakeAnthropic, opts: AnthropicHarnessO
 export async function startAnthropicHarness(opts: AnthropicHarnessOptions = {}): Promise<AnthropicHarness> {
   const fake = await startFakeAnthropic({ summarizerModel: ANTHROPIC_SUMMARIZER, ...opts.fake });
   const logs = new LogCapture();
-  // A config or start-up failure must not leave the fake upstream listening.
-  let config: ReturnType<typeof anthropicTestConfig>;
-  let recap: Awaited<ReturnType<typeof startRecap>>;
-  try {
-    config = anthropicTestConfig(fake, opts);
-    recap = await startRecap(config, { port: 0, host: '127.0.0.1', logger: createLogger(config.server.log_level, logs) });
-  } catch (err) {
-    await fake.close();
-    throw err;
-  }
+  const recap = await startRecapBeside(fake, () => anthropicTestConfig(fake, opts), logs);
   return {
     fake,
     recap,

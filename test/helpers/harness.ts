@@ -77,19 +77,21 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(opts: HarnessConfigOptions & { fake?: FakeUpstreamOptions } = {}): Promise<Harness> {
-  const fake = await startFakeUpstream(opts.fake);
-  const logs = new LogCapture();
-  // A config or start-up failure must not leave the fake upstream listening.
-  let config: ReturnType<typeof testConfig>;
-  let recap: Awaited<ReturnType<typeof startRecap>>;
+/** recap on the config `makeConfig` gives, logging into `logs`; a config or start-up failure closes `fake` first, so it is never left listening. */
+export async function startRecapBeside(fake: { close(): Promise<void> }, makeConfig: () => Config, logs: LogCapture): Promise<RunningRecap> {
   try {
-    config = testConfig(fake, opts);
-    recap = await startRecap(config, { port: 0, host: '127.0.0.1', logger: createLogger(config.server.log_level, logs) });
+    const config = makeConfig();
+    return await startRecap(config, { port: 0, host: '127.0.0.1', logger: createLogger(config.server.log_level, logs) });
   } catch (err) {
     await fake.close();
     throw err;
   }
+}
+
+export async function startHarness(opts: HarnessConfigOptions & { fake?: FakeUpstreamOptions } = {}): Promise<Harness> {
+  const fake = await startFakeUpstream(opts.fake);
+  const logs = new LogCapture();
+  const recap = await startRecapBeside(fake, () => testConfig(fake, opts), logs);
   return {
     fake,
     recap,
