@@ -1,5 +1,6 @@
 import type { NeutralItem } from '../compaction/items.js';
 import type { Segmentation } from '../compaction/units.js';
+import type { ModelConfig } from '../config/config.js';
 
 // What the last analysis of a conversation in this process worked out from its items alone (their
 // neutral descriptions, units and rounds, hash-chain links), for the next request of the
@@ -15,6 +16,25 @@ export interface Memo {
   seg: Segmentation;
   /** The links of the items after the pinned block, once that request worked them out. */
   links?: string[];
+  /** The view that request was forwarded with, for the next request to take over (decision-memo.ts). */
+  decision?: DecisionNote;
+}
+
+/** The last forward decision of a conversation, for its next request to take over (decision-memo.ts). */
+export interface DecisionNote {
+  model: ModelConfig;
+  recall: boolean;
+  pinnedCount: number;
+  summaryIndex: number | null;
+  fixedTokens: number;
+  /** Items after the pinned block of the request it was made for. */
+  restLength: number;
+  /** The candidates (choose-view.ts), least compacted first: a checkpoint's identity and its view's tokens. */
+  candidates: { checkpoint: string | null; tokens: number }[];
+  /** The candidate forwarded: never the client's own view (nothing to take over there). */
+  chosen: number;
+  /** What went upstream. */
+  view: readonly unknown[];
 }
 
 export interface AnalysisMemos {

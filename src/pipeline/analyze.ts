@@ -32,6 +32,13 @@ export interface Analysis<T> {
   clearedItem(i: number): T;
   /** Tokens of every item of the request, the pinned block's included (the view map of its event). */
   itemTokens: readonly number[];
+  /** The request offers recap_recall (its stubs say so). */
+  recall: boolean;
+  /** The neutral descriptions of `rest`. */
+  restNeutral: readonly NeutralItem[];
+  /** This request's memo, and the conversation's previous one when this request started with all of its items. */
+  memo: Memo;
+  prior: Memo | undefined;
 }
 
 export interface AnalysisInput<T> {
@@ -132,6 +139,10 @@ export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
     rest,
     layout,
     itemTokens: input.tokens,
+    recall: input.recall ?? false,
+    restNeutral,
+    memo,
+    prior,
     get links() {
       links ??= runSync(this.linksSteps());
       return links;

@@ -6,7 +6,8 @@ import { runSliced } from '../slicing/slicer.js';
 import { landedOnBranch } from '../store/checkpoints.js';
 import type { Checkpoint, ConversationRecord } from '../store/store.js';
 import { type Analysis, buildView } from './analyze.js';
-import { type Base, baseView, type CandidateCosts, candidatesSteps, chooseBase, noSummaryBase } from './choose-view.js';
+import { type Base, baseView, type CandidateCosts, candidatesSteps, chooseBase, matchingCheckpoints, noSummaryBase } from './choose-view.js';
+import { noteOf, takeOver } from './decision-memo.js';
 import { roundSteps } from './plan-round.js';
 import { type CostPlanning, costPlanning, isFirstCut } from './cost-plan.js';
 import type { HeldClaim } from './lease.js';
@@ -14,6 +15,7 @@ import { planRules } from './plan-rules.js';
 import { claimCompaction, waitForHolders } from './single-flight.js';
 import { checkpointForCut, describeCheckpoint, prefixOfCut, type Strategy } from './span-checkpoint.js';
 import type { StepContext } from './step-context.js';
+import { calibrates } from './token-service.js';
 
 // What one request's view is (docs/design.md "One request": load record → choose the view → plan: fits /
 // reuse / compact / degrade). A new summary is shared (rule 9): the request that makes it claims
@@ -119,7 +121,7 @@ export async function decide<T>(
   const stored = record === 'unavailable' ? null : record;
   if (forwardedFirst) return asSent(ctx, a, stored);
   const planning = cost && isFirstCut(stored, a) ? costPlanning(ctx.deps.config.models, ctx.model, a, budget, true) : cost;
-  return settle(ctx, a, { view: budget, own: lines.own }, stored, record === 'unavailable' || !ctx.keepsRecords, planning);
+  return settle(ctx, a, { view: budget, own: lines.own, raw }, stored, record === 'unavailable' || !ctx.keepsRecords, planning);
 }
 
 /** The client's own view, with the most compacted checkpoint stored for it (for background preparation). */
@@ -134,10 +136,24 @@ function withFurthest<T>(d: Decision<T>, all: readonly CandidateCosts[]): Decisi
   return furthest.covered > d.base.covered || furthest.cleared.size > d.base.cleared.size ? { ...d, furthest } : d;
 }
 
+/**
+ * The previous request's forward decision taken over (decision-memo.ts), or undefined. Not in audit
+ * mode, nor with a calibrated model (its counts may have moved since), nor without a record.
+ */
+function takenOver<T>(ctx: StepContext, a: Analysis<T>, record: ConversationRecord | null, raw: number, trigger: number, ownTrigger: number): Decision<T> | undefined {
+  const note = a.prior?.decision;
+  if (!note || !record || ctx.audit || calibrates(ctx.model)) return undefined;
+  const taken = takeOver({ a, note, model: ctx.model, recall: a.recall, matching: matchingCheckpoints(a, record, Date.now(), a.links), raw, trigger, ownTrigger });
+  if (!taken) return undefined;
+  const { all, choice, view } = taken;
+  a.memo.decision = noteOf(a, ctx.model, a.recall, all, choice, view);
+  return withFurthest({ action: 'reused', base: choice.base, view, viewTokens: choice.tokens, confirm: [] }, all);
+}
+
 async function settle<T>(
   ctx: StepContext,
   a: Analysis<T>,
-  budgets: { view: number; own: number },
+  budgets: { view: number; own: number; raw: number },
   first: ConversationRecord | null,
   noStore: boolean,
   cost: CostPlanning | null,
@@ -147,6 +163,11 @@ async function settle<T>(
   const ownTrigger = compaction.trigger_ratio * budgets.own;
   const rules = planRules(compaction);
   const waitUntil = Date.now() + ctx.deps.config.server.compaction_wait_ms;
+  const trigger = compaction.trigger_ratio * budget;
+  if (!noStore) {
+    const taken = takenOver(ctx, a, first, budgets.raw, trigger, ownTrigger);
+    if (taken) return taken;
+  }
   let record = first;
   for (let round = 0; ; round++) {
     // The pure planner says what this round does (plan-round.ts); the rest of the loop carries it out.
@@ -155,7 +176,7 @@ async function settle<T>(
         a,
         record,
         budget,
-        trigger: compaction.trigger_ratio * budget,
+        trigger,
         ownTrigger,
         rules,
         cost,
@@ -166,7 +187,11 @@ async function settle<T>(
     );
     if (planned.figures && ctx.weighed) ctx.weighed.costDecision = planned.figures;
     const { step } = planned;
-    if (step.kind === 'forward') return step.furthest ? withFurthest(unchanged(a, step.choice), step.all) : unchanged(a, step.choice);
+    if (step.kind === 'forward') {
+      const d = unchanged(a, step.choice);
+      a.memo.decision = noteOf(a, ctx.model, a.recall, step.all, step.choice, d.view);
+      return step.furthest ? withFurthest(d, step.all) : d;
+    }
     if (step.kind === 'degrade') return degrade(ctx, a, step.from, budget, step.reason);
     if (step.kind === 'clear') return cleared(ctx, a, step.cut, step.from, noStore);
     const { cut: plan, from, all } = step;
