@@ -28,6 +28,14 @@ const COMMA_BYTE = COMMA[0];
 // the same bytes only, body/seen-items.ts), and the engine makes the same replaced item again for
 // the same values (a cleared stub, once per result): it is not scanned and serialized anew per request.
 const replacedBytes = new WeakMap<object, Buffer>();
+// The bytes of an item recap made (a summary), per object: a view taken over from the previous
+// request (pipeline/decision-memo.ts) has the same summary object, not serialized anew.
+const madeBytes = new WeakMap<object, Buffer>();
+function madeBytesOf(item: object): Buffer {
+  const bytes = Buffer.from(stringifyJson(item));
+  madeBytes.set(item, bytes);
+  return bytes;
+}
 // Items of a view not found after the previous one's place, looked for along the array before it is mapped.
 const MISSES_BEFORE_MAP = 4;
 
@@ -122,7 +130,9 @@ export function spliceArray<T extends object>(body: JsonBody, key: string, origi
   const placeOf = (item: object): number | undefined => {
     if (original[next] === item) return next;
     if (!indexOf && ++misses <= MISSES_BEFORE_MAP) {
-      const at = original.indexOf(item as T);
+      // Ahead first: the view keeps the client's order.
+      const ahead = original.indexOf(item as T, next);
+      const at = ahead === -1 ? original.indexOf(item as T) : ahead;
       return at === -1 ? undefined : at;
     }
     if (!indexOf) {
@@ -152,7 +162,11 @@ export function spliceArray<T extends object>(body: JsonBody, key: string, origi
         continue;
       }
     }
-    const own = placeOf(item);
+    // What recap made (a summary) or changed (a cleared stub) is never one of the client's
+    // objects: it is not looked for among them, which would take a pass over the array.
+    const made = madeBytes.get(item);
+    const replaced = made ? undefined : replacements.get(item);
+    const own = made || replaced ? undefined : placeOf(item);
     if (own !== undefined) next = own + 1;
     if (own !== undefined && run && own === run.last + 1 && spans[own]!.start === run.end + 1 && raw[run.end] === COMMA_BYTE) {
       run.end = spans[own]!.end;
@@ -165,11 +179,10 @@ export function spliceArray<T extends object>(body: JsonBody, key: string, origi
       run = { start: spans[own]!.start, end: spans[own]!.end, last: own };
       continue;
     }
-    const replaced = replacements.get(item);
     const from = replaced && placeOf(replaced.from);
     if (from !== undefined) next = from + 1;
     if (from === undefined) {
-      parts.push(Buffer.from(stringifyJson(item)));
+      parts.push(made ?? madeBytesOf(item));
       continue;
     }
     let bytes = replacedBytes.get(item);
