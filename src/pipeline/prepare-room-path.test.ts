@@ -83,4 +83,46 @@ describe('the room a look leaves below the prepare line', () => {
     expect(indicesOf(kept.requests, (r) => r.reads > 0)).toEqual([0]);
     expect(kept.requests.length).toBeGreaterThan(4);
   });
+
+  it('spares the looks past the trigger too, where every request reuses its summary, and prepares what a process without it prepares', async () => {
+    const rules = { ...RULES, trigger_ratio: 0.9, target_ratio: 0.4, prepare_ratio: 0.6 };
+    /** Past the trigger from the first request: each compacts or reuses, and looks once its reply is out. */
+    const pastTrigger = async (rooms: boolean) => {
+      let counted = 0;
+      const counting = (m: ChatMessage) => {
+        counted++;
+        return count(m);
+      };
+      const session = path.session({ budget: BUDGET, rules, reply: 'The user asked questions and got answers.', background: true, count: counting, rooms });
+      const messages: ChatMessage[] = [
+        { role: 'system', content: 'You answer questions.', tokens: 20 },
+        { role: 'user', content: 'The first question.', tokens: 40 },
+      ];
+      for (let n = 0; n < 45; n++) messages.push(...chatTurn(n));
+      const actions: string[] = [];
+      try {
+        for (let n = 45; n < 105; n++) {
+          actions.push((await session.send([...messages])).action);
+          messages.push(...chatTurn(n));
+        }
+        const record = await session.record();
+        return {
+          actions,
+          counted,
+          checkpoints: record?.checkpoints.map(({ covered, prefix, chainHash, summary }) => ({ covered, prefix, chainHash, summary })),
+          transcripts: session.summarizerCalls().map((c) => JSON.stringify(c.json)),
+        };
+      } finally {
+        await session.close();
+      }
+    };
+    const kept = await pastTrigger(true);
+    const none = await pastTrigger(false);
+    expect(kept.actions.filter((a) => a === 'reused').length).toBeGreaterThan(30);
+    expect(kept.actions).toEqual(none.actions);
+    expect(kept.transcripts).toEqual(none.transcripts);
+    expect(kept.checkpoints).toEqual(none.checkpoints);
+    // The looks it spared counted no stubs and summaries.
+    expect(kept.counted).toBeLessThan(none.counted);
+  });
 });

@@ -128,7 +128,16 @@ async function planConversation<T>(deps: PathDeps, input: PrepareInput & { model
   }
   const { ctx, a, decision } = await analyzeAndDecide(deps, input, request);
   const recall = request.recall && recallFor(a, decision, model, counted, budget, request.recall);
-  return createRoutePlan({ deps, tokens: counted, model, budget, identity, compaction: { ctx, a, decision, budget: budgets.prepare, bytes: input.bytes }, recall });
+  const asCounted = { items: request.items as readonly object[], perItem: counted.perItem, fixedTokens: counted.fixedTokens };
+  return createRoutePlan({
+    deps,
+    tokens: counted,
+    model,
+    budget,
+    identity,
+    compaction: { ctx, a, decision, budget: budgets.prepare, bytes: input.bytes, counted: asCounted },
+    recall,
+  });
 }
 
 /** The request taken apart (analyze.ts) and its view decided (decide.ts). */

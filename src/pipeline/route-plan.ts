@@ -10,6 +10,7 @@ import type { Analysis } from './analyze.js';
 import { auditActionOf } from './audit.js';
 import type { BackgroundCompactor } from './background.js';
 import type { Decision } from './decide.js';
+import type { CountedRequest } from './prepare-room.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { priceRequest } from './price-request.js';
 import { type StepContext, summarizerPart } from './step-context.js';
@@ -60,8 +61,11 @@ export interface PlanInput<T> {
   budget?: Budget | undefined;
   /** Who asked, when the model compacts (a 2xx proves the caller's credential: auth/credential-proofs.ts). */
   identity?: Identity;
-  /** Absent when the model has no compaction (unconfigured or strategy off); `budget`: the messages' (tools taken out). */
-  compaction?: { ctx: StepContext; a: Analysis<T>; decision: Decision<T>; budget: number; bytes: number };
+  /**
+   * Absent when the model has no compaction (unconfigured or strategy off); `budget`: the messages'
+   * (tools taken out); `counted`: the request as counted, for the room its look leaves (prepare-room.ts).
+   */
+  compaction?: { ctx: StepContext; a: Analysis<T>; decision: Decision<T>; budget: number; bytes: number; counted: CountedRequest };
   /** The view goes with recap_recall injected. */
   recall?: RecallSession<T> | undefined;
 }
@@ -166,7 +170,10 @@ export function createRoutePlan<T>({ deps, tokens, model, budget, identity, comp
               ...(audit && layout ? { projected: { tokens: planned, stable: decision?.action === 'compacted' ? layout.fixedTokens : planned - newestTurnTokens(layout) } } : {}),
             })
           : {};
-      if (ok && compaction) deps.background.consider(compaction.ctx, compaction.a, compaction.decision, compaction.budget, compaction.bytes);
+      // A request that adds less than the room its conversation's last look left has nothing to prepare (rule 10).
+      if (ok && compaction && !deps.background.fitsRoom(compaction.ctx.key, compaction.counted, compaction.budget)) {
+        deps.background.consider(compaction.ctx, compaction.a, compaction.decision, compaction.budget, compaction.bytes, compaction.counted);
+      }
       return priced;
     },
     abandon: takeBack,
