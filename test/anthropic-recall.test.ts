@@ -6,7 +6,8 @@ import { ANTHROPIC_SUMMARIZER, type AnthropicHarness, startAnthropicHarness } fr
 // recap_recall on the Anthropic route, JSON and streams: once a long agent task was compacted, the
 // model recalls an evicted tool result; recap answers it with a tool_result continuation and the
 // client gets one reply without the call (no stop_reason tool_use, no recap_recall block, even in
-// a stream), usage summed, and the next turn goes on as usual.
+// a stream), usage summed, and the next turn goes on as usual. A whole reply that calls no recall
+// goes out as the upstream wrote it; a call naming the tool through `\u` escapes is still recap's.
 
 const WINDOW = 12_000;
 const TOOLS: Anthropic.Tool[] = [{ name: 'read_file', description: 'Read a file.', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }];
@@ -87,4 +88,50 @@ describe.each([false, true])('recall of an evicted passage (stream: %s)', (strea
     expect(next.data.content.some((b) => b.type === 'tool_use')).toBe(true);
     expect(h.fake.refusals()).toEqual([]);
   }, 60_000);
+});
+
+describe('a whole reply, read for recap_recall calls, as the upstream wrote it', () => {
+  /** A finished task of 50 file reads, sent at once: recap compacts it and offers recap_recall. */
+  const task = (): Anthropic.MessageParam[] => [
+    { role: 'user', content: 'Read every module and remember the SECRET tokens.' },
+    ...Array.from({ length: 50 }, (_, n): Anthropic.MessageParam[] => [
+      { role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${n}`, name: 'read_file', input: { path: `src/module-${n}.ts` } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${n}`, content: contents(`src/module-${n}.ts`) }] },
+    ]).flat(),
+  ];
+  /** Bytes JSON would not give back: 1e400, a key twice. */
+  const message = (content: string, stop: string) =>
+    `{"id":"msg_raw" ,"type":"message","role":"assistant","model":"claude-test-recall","content":${content},"stop_reason":"${stop}","stop_sequence":null,` +
+    `"usage":{"input_tokens":10,"output_tokens":5},"x":1e400,"x":-0}`;
+
+  it('that does not call it reaches the client byte for byte, escapes or none', async () => {
+    for (const text of ['café ✓ line\\nnext', 'caf\\u00e9, not a call of recap_recall']) {
+      h.fake.reset();
+      const body = message(`[{"type":"text","text":"${text}"}]`, 'end_turn');
+      h.fake.enqueue({ body, headers: { 'content-type': 'application/json' } });
+      const res = await fetch(`${h.recap.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-test-key', 'anthropic-version': '2023-06-01', 'x-conversation-id': 'raw-none' },
+        body: JSON.stringify({ model: 'claude-test-recall', max_tokens: 1024, tools: TOOLS, messages: task() }),
+      });
+      expect(h.fake.messagesRequests()).toHaveLength(1);
+      expect(h.fake.messagesRequests()[0]!.json.tools.map((t: { name: string }) => t.name)).toEqual(['read_file', 'recap_recall']);
+      expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(body)), body).toBe(true);
+    }
+  });
+
+  it('that names it only through `\\u` escapes is answered as a recall call', async () => {
+    h.fake.reset();
+    const use = '{"type":"tool_use","id":"toolu_esc","name":"recap\\u005frecall","input":{"query":"SECRET-2-7"}}';
+    h.fake.enqueue({ body: message(`[${use}]`, 'tool_use'), headers: { 'content-type': 'application/json' } });
+    h.fake.enqueue({ text: 'Module 2, line 7 held SECRET-2-7.' });
+    const reply = await h.client({ conversation: 'raw-escaped' }).messages.create({ model: 'claude-test-recall', max_tokens: 1024, tools: TOOLS, messages: task() });
+    expect(reply.stop_reason).toBe('end_turn');
+    expect(reply.content).toMatchObject([{ type: 'text', text: 'Module 2, line 7 held SECRET-2-7.' }]);
+    const [first, second] = h.fake.messagesRequests();
+    expect(h.fake.messagesRequests()).toHaveLength(2);
+    expect(first!.body).not.toContain('SECRET-2-7');
+    expect(second!.json.messages.at(-2).content).toMatchObject([{ type: 'tool_use', id: 'toolu_esc', name: 'recap_recall' }]);
+    expect(second!.json.messages.at(-1).content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_esc', content: expect.stringContaining('SECRET-2-7') });
+  });
 });

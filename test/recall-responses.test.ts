@@ -101,6 +101,11 @@ function agentHistory(): Item[] {
   });
 }
 
+/** A whole response as an upstream may write it: `output` as given, and bytes JSON would not give back (1e400, a key twice). */
+const responseBody = (output: string) =>
+  `{"id":"resp_raw" ,"object":"response","created_at":1,"status":"completed","model":"${MODEL}","output":${output},` +
+  `"usage":{"input_tokens":10,"output_tokens":5,"total_tokens":15},"x":1e400,"x":-0}`;
+
 const recallItems = (items: Item[]) => items.filter((i) => i.name === 'recap_recall' || (i.type === 'function_call_output' && String(i.output).startsWith('recap_recall')));
 
 describe('recap_recall on the Responses route', () => {
@@ -132,6 +137,21 @@ describe('recap_recall on the Responses route', () => {
     // Turn after turn, `tools` (recap_recall included) is the same bytes: the prompt cache holds.
     const toolsBytes = (r: RecordedRequest) => r.body.slice(r.body.indexOf('"tools":'));
     expect(toolsBytes(upstream()[2]!)).toBe(toolsBytes(first!));
+  });
+
+  it('answers a call that names recap_recall only through `\\u` escapes (a whole reply, as the upstream wrote it)', async () => {
+    const call = `{"type":"function_call","id":"fc_esc","call_id":"call_esc","name":"recap\\u005frecall","arguments":${JSON.stringify('{"query":"MARK-77"}')},"status":"completed"}`;
+    h.fake.enqueue({ body: responseBody(`[${call}]`), headers: { 'content-type': 'application/json' } }, { model: MODEL });
+    const reply = await h.client({ conversation: 'recall-escaped' }).responses.create(params(history()));
+    expect(reply.output_text).toContain(MARKER);
+    expect(recallItems(reply.output as Item[])).toEqual([]);
+    const [first, second] = upstream();
+    expect(upstream()).toHaveLength(2);
+    const added = second!.json.input.slice(first!.json.input.length);
+    expect(added).toMatchObject([
+      { type: 'function_call', call_id: 'call_esc', name: 'recap_recall' },
+      { type: 'function_call_output', call_id: 'call_esc', output: expect.stringContaining(MARKER) },
+    ]);
   });
 
   it('passes an upstream error during a continuation to the client as it came, storing nothing', async () => {
@@ -231,6 +251,23 @@ describe('a reply without a recall', () => {
       expect(bytes.equals(h.fake.sentBytes(only!))).toBe(true);
       // The offer is on record (none answered) on a whole reply; a stream's headers leave before its reply is known.
       expect(res.headers.get('x-recap-recalls')).toBe(stream ? null : '0');
+    }
+  });
+
+  it('reaches the client byte for byte as the upstream wrote it, escapes or none', async () => {
+    const message = (text: string) =>
+      `[{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"${text}","annotations":[]}]}]`;
+    for (const body of [responseBody(message('café ✓ line\\nnext')), responseBody(message('caf\\u00e9, not a call of recap_recall'))]) {
+      h.fake.reset();
+      h.fake.enqueue({ body, headers: { 'content-type': 'application/json' } }, { model: MODEL });
+      const res = await fetch(`${h.recap.url}/v1/responses`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk-test-key', 'content-type': 'application/json', 'x-conversation-id': 'plain-raw' },
+        body: JSON.stringify(params(plain())),
+      });
+      expect(upstream()).toHaveLength(1);
+      expect(upstream()[0]!.json.tools.map((t: Item) => t.name)).toEqual(['read_log', 'recap_recall']);
+      expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(body)), body).toBe(true);
     }
   });
 

@@ -5,6 +5,7 @@ import { errors } from '../errors.js';
 import { upstreamFailure } from '../upstream/client.js';
 import { isObj } from './json-object.js';
 import type { RecallTurn } from './hops.js';
+import { RECALL_TOOL_NAME } from './tool.js';
 import type { RecallWire } from './wire.js';
 
 // A whole (non-streamed) reply to a request that went with recap_recall: read whole, and when it
@@ -62,6 +63,18 @@ async function* passedOn(head: Buffer[], rest: AsyncIterator<Buffer>, observe: (
   }
 }
 
+// A first reply goes on unparsed when its bytes cannot hold a recap_recall call: each wire finds
+// its calls by a string equal to the tool's name, which JSON writes either as it is (the same ASCII
+// bytes in UTF-8) or with `\u` escapes (no other escape spells a letter or `_`). The search is for
+// the name from its `_` on, which holds whenever the name does: a search starts from its first
+// byte, and `_` is far rarer in a reply than `r` (50 KB of prose: 0.5 µs against 20).
+const NAME_TAIL = Buffer.from(RECALL_TOOL_NAME.slice(RECALL_TOOL_NAME.indexOf('_')));
+const ESCAPE = Buffer.from('\\u');
+
+function mayCallRecall(raw: Buffer): boolean {
+  return raw.includes(NAME_TAIL) || raw.includes(ESCAPE);
+}
+
 function parsed(raw: Buffer): unknown {
   try {
     return JSON.parse(raw.toString('utf8'));
@@ -91,7 +104,10 @@ export async function recallJsonReply<T, P>(input: JsonRecallInput<T, P>): Promi
       return { statusCode: response.statusCode, headers: response.headers, body: Readable.from(passedOn(held.head, held.rest, input.observeFirst)) };
     }
     const raw = held.whole;
-    if (turn.hops === 0) input.observeFirst?.(raw);
+    if (turn.hops === 0) {
+      input.observeFirst?.(raw);
+      if (!mayCallRecall(raw)) return replyOf(response, raw);
+    }
     const reply = parsed(raw);
     const calls = reply === null ? null : wire.replyCalls(reply);
     // A first reply, and one that is not a JSON object, go on as the upstream sent them.

@@ -6,9 +6,9 @@ import { answerFromRecall, marker, RECALL_MODEL, recallCall, recallModel, recall
 
 // Replies to a request offered recap_recall that an upstream (or a model) gets wrong on purpose:
 // a continuation that is not JSON (B23), thousands of parallel recall calls in one reply (B24),
-// recall calls whose id is a number, null or missing (B25). The client gets the reply as the
-// upstream sent it or recap's clear error, never a 500, never a recap_recall call; continuations
-// stay within the budget; one log line per reply.
+// recall calls whose id is a number, null or missing (B25), a reply that names recap_recall only
+// through `\u` escapes. The client gets the reply as the upstream sent it or recap's clear error,
+// never a 500, never a recap_recall call; continuations stay within the budget; one log line per reply.
 
 let h: Harness;
 beforeAll(async () => {
@@ -26,7 +26,7 @@ async function ask(conversation: string, steps = 12) {
     headers: { authorization: 'Bearer sk-test-key', 'x-conversation-id': conversation },
     body: { model: RECALL_MODEL, messages: taskHistory(conversation, steps) },
   });
-  return { status: r.status, body: r.body, headers: r.headers };
+  return { status: r.status, body: r.body, bytes: r.bytes, headers: r.headers };
 }
 
 const completion = (message: Record<string, unknown>) =>
@@ -92,6 +92,48 @@ describe('recall calls with a number, null or no id (B25)', () => {
       expect(result.tool_call_id).toBe(assistant.tool_calls[0].id);
       h.fake.reset();
       answerFromRecall(h.fake);
+    }
+  });
+});
+
+describe('a whole reply, read for recap_recall calls', () => {
+  const raw = (message: string, finish = 'stop') =>
+    `{"id":"chatcmpl-raw" ,"object":"chat.completion","created":1,"model":"${RECALL_MODEL}","choices":[{"index":0,"message":${message},"finish_reason":"${finish}"}],` +
+    `"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15},"x":1e400,"x":-0}`;
+
+  it('that does not call it reaches the client byte for byte, whatever JSON would make of its bytes', async () => {
+    const bodies = [
+      // Neither the name nor a `\u` escape in its bytes.
+      raw('{"role":"assistant","content":"café ✓ line\\nnext, \\"quoted\\", a\\\\b"}'),
+      raw('{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"read_file","arguments":"{\\"path\\":\\"a.ts\\"}"}}]}', 'tool_calls'),
+      // `\u` escapes, and the name in its text: no call of it still.
+      raw('{"role":"assistant","content":"caf\\u00e9 \\u2713, not a call of recap_recall"}'),
+    ];
+    for (const body of bodies) {
+      h.fake.reset();
+      h.fake.enqueue({ body, headers: { 'content-type': 'application/json' } });
+      const r = await ask('raw-none');
+      expect(r.status).toBe(200);
+      expect(h.fake.chatRequests()).toHaveLength(1);
+      expect(h.fake.chatRequests()[0]!.body).toContain('recap_recall');
+      expect(r.bytes.equals(Buffer.from(body)), body).toBe(true);
+      expect(r.headers['x-recap-recalls']).toBe('0');
+    }
+  });
+
+  it('that names it only through `\\u` escapes is answered as a recall call', async () => {
+    for (const name of ['recap\\u005frecall', '\\u0072ecap_recal\\u006C', [...'recap_recall'].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')]) {
+      h.fake.reset();
+      answerFromRecall(h.fake);
+      const call = `{"id":"call_esc","type":"function","function":{"name":"${name}","arguments":${JSON.stringify(JSON.stringify({ query: marker('esc', 1) }))}}}`;
+      h.fake.enqueue({ body: raw(`{"role":"assistant","content":null,"tool_calls":[${call}]}`, 'tool_calls'), headers: { 'content-type': 'application/json' } });
+      const r = await ask('esc');
+      expect(r.status, name).toBe(200);
+      expect(JSON.parse(r.body).choices[0].message.content).toBe(`The id is ${marker('esc', 1)}.`);
+      expect(r.body).not.toContain('call_esc');
+      const continuation = h.fake.chatRequests()[1]!;
+      expect(continuation.json.messages.at(-2).tool_calls[0]).toMatchObject({ id: 'call_esc', function: { name: 'recap_recall' } });
+      expect(recallResults(continuation)).toEqual([expect.stringContaining(marker('esc', 1))]);
     }
   });
 });
