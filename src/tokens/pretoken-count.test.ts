@@ -57,6 +57,21 @@ describe('pretokenCounter', () => {
     for (let i = 0; i < 3; i++) expect(count(sample)).toBe(first);
   });
 
+  it.each(NAMES)('counts ASCII text exactly, its one- and two-character pieces too, the first time and again (%s)', (name) => {
+    const { count, expected } = both(name);
+    const ascii = fc.array(fc.integer({ min: 0, max: 0x7f }), { maxLength: 60 }).map((codes) => String.fromCharCode(...codes));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          toolResultLine.filter((t) => !/[\u0080-\uffff]/.test(t)),
+          ascii,
+        ),
+        (t) => count(t) === expected(t) && count(t) === expected(t),
+      ),
+      { numRuns: 300, seed: 20261205 },
+    );
+  });
+
   it.each(NAMES)('stays exact while more distinct pieces pass than the cache holds, and for what it kept before (%s)', (name) => {
     const { count, expected } = both(name);
     const early = 'settleBatch mch_82731 BATCH-20931 /settlement/reconcile.ts';
