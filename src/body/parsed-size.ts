@@ -19,16 +19,42 @@ interface Scan {
   escaped: boolean;
 }
 
+/** How many backslashes stand right before `end`, none of them before `from`. */
+function backslashesBefore(buf: Buffer, from: number, end: number): number {
+  let i = end;
+  while (i > from && buf[i - 1] === BACKSLASH) i--;
+  return end - i;
+}
+
+/**
+ * Counts the structural characters of buf[start, end) into `scan`. A string's bytes are skipped
+ * with Buffer.indexOf (memchr) from quote to quote, a quote after an odd run of backslashes being
+ * escaped: most of an item's bytes are its texts, so this costs a pass over their quotes.
+ */
 function scanPart(buf: Buffer, start: number, end: number, scan: Scan): void {
   let { structural, inString, escaped } = scan;
-  for (let i = start; i < end; i++) {
-    const b = buf[i];
-    if (escaped) escaped = false;
-    else if (inString) {
-      if (b === BACKSLASH) escaped = true;
-      else if (b === QUOTE) inString = false;
-    } else if (b === QUOTE) inString = true;
-    else if (b === OPEN_OBJECT || b === OPEN_ARRAY || b === COMMA || b === COLON) structural++;
+  let i = start;
+  while (i < end) {
+    if (!inString) {
+      const b = buf[i++];
+      if (b === QUOTE) inString = true;
+      else if (b === OPEN_OBJECT || b === OPEN_ARRAY || b === COMMA || b === COLON) structural++;
+      continue;
+    }
+    if (escaped) {
+      escaped = false;
+      i++;
+      continue;
+    }
+    const quote = buf.indexOf(QUOTE, i);
+    if (quote === -1 || quote >= end) {
+      // The string goes on past this part: it ends on an escape when an odd run of backslashes does.
+      escaped = backslashesBefore(buf, i, end) % 2 === 1;
+      i = end;
+    } else {
+      inString = backslashesBefore(buf, i, quote) % 2 === 1;
+      i = quote + 1;
+    }
   }
   Object.assign(scan, { structural, inString, escaped });
 }
@@ -41,7 +67,7 @@ export function parsedBytesEstimate(buf: Buffer, start: number, end: number): nu
   return estimate(end - start, scan);
 }
 
-// About a quarter of a millisecond of the loop above.
+// At most about a quarter of a millisecond of the loop above (bytes outside strings; text goes faster).
 const CHUNK_BYTES = 256 * 1024;
 
 /** The same estimate worked out in slices of CHUNK_BYTES with `pause` between them: a big item costs a loop over its bytes. */
