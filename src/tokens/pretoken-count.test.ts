@@ -72,6 +72,17 @@ describe('pretokenCounter', () => {
     );
   });
 
+  it.each(NAMES)('stays exact while more distinct pieces of three and four characters pass than the cache holds (%s)', (name) => {
+    const { count, expected } = both(name);
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    // 17,576 distinct pieces of four characters (a blank and three letters), then as many of three (letters between digits).
+    const words = [...letters].flatMap((a) => [...letters].flatMap((b) => [...letters].map((c) => ` ${a}${b}${c}`)));
+    for (const text of [words.join(''), words.map((w) => w.slice(1)).join('7'), words.slice(0, 50).join('')]) {
+      expect(count(text)).toBe(expected(text));
+      expect(count(text)).toBe(expected(text));
+    }
+  });
+
   it.each(NAMES)('stays exact while more distinct pieces pass than the cache holds, and for what it kept before (%s)', (name) => {
     const { count, expected } = both(name);
     const early = 'settleBatch mch_82731 BATCH-20931 /settlement/reconcile.ts';
