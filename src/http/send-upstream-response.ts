@@ -25,7 +25,8 @@ export interface SendOptions {
 export interface UpstreamReply {
   statusCode: number;
   headers: IncomingHttpHeaders;
-  body: Readable;
+  /** As it comes, or whole: a reply recap held (recall/json-reply.ts) goes in one write, without a stream around it. */
+  body: Readable | Buffer;
 }
 
 export type SendOutcome = 'complete' | 'client_closed' | 'client_stalled' | 'upstream_broken' | 'upstream_timeout';
@@ -47,8 +48,14 @@ export async function sendUpstreamResponse(res: ServerResponse, upstream: Upstre
   const start = () => {
     if (!res.headersSent) res.writeHead(upstream.statusCode, headers);
   };
-  const events = String(upstream.headers['content-type'] ?? '').includes('text/event-stream') ? sseBoundary() : undefined;
   const { body } = upstream;
+  if (Buffer.isBuffer(body)) {
+    start();
+    opts.observe?.(body);
+    res.end(body);
+    return (await delivered(res)) ? 'complete' : 'client_closed';
+  }
+  const events = String(upstream.headers['content-type'] ?? '').includes('text/event-stream') ? sseBoundary() : undefined;
   if (events) {
     start();
     // The headers leave at once, so the client sees the stream begin before its first event; when

@@ -87,7 +87,7 @@ function parsed(raw: Buffer): unknown {
 function replyOf(response: Dispatcher.ResponseData, bytes: Buffer): UpstreamReply {
   const headers = { ...response.headers };
   if (headers['content-length'] !== undefined) headers['content-length'] = String(bytes.length);
-  return { statusCode: response.statusCode, headers, body: Readable.from([bytes]) };
+  return { statusCode: response.statusCode, headers, body: bytes };
 }
 
 export async function recallJsonReply<T, P>(input: JsonRecallInput<T, P>): Promise<UpstreamReply> {
