@@ -11,6 +11,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { type OutcomePart, type RequestOutcome, recapHeaders } from '../observability/outcome.js';
 import { clientField } from '../observability/request-log.js';
+import { createEarlyRecords } from './early-record.js';
 import { forwardFirstOf } from './forward-first.js';
 import { prepareRequest } from './prepare.js';
 import { apiHeadersOf } from './shared-prefix.js';
@@ -28,6 +29,9 @@ import { requestAbort } from '../http/client-abort.js';
 import { readBody } from '../http/read-body.js';
 import { sendUpstreamResponse } from '../http/send-upstream-response.js';
 import { isEventStream, judgeStreamEnd } from '../http/stream-end.js';
+
+/** Conversations per route whose record a request reads as it arrives: those active in one process at once, a few hundred bytes each. */
+const EARLY_RECORD_CONVERSATIONS = 4096;
 
 /** The model config a name resolves to (none: forwarded without compaction) and the upstream it goes to. */
 export interface ModelRoute {
@@ -55,6 +59,7 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
   const { config } = deps;
   // recap's own conversation header never goes upstream; the clients' own session headers after it do.
   const stripHeaders = config.server.conversation_header.slice(0, 1);
+  const earlyRecords = createEarlyRecords(deps.pipeline.records, deps.pipeline.secret, EARLY_RECORD_CONVERSATIONS);
 
   /** Sends `body` upstream; `answered` takes the answer's part of the outcome (status, time to headers). */
   function forward(
@@ -109,7 +114,11 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
       return forward(upstream, req, body, signal, answered, shortId);
     };
     const returned = (): RequestOutcome => ({ ...outcome, ...answer, ...(forwardedMs !== undefined ? { forwardedMs } : {}) });
+    // The conversation the client names, read once: forward-first and identify take it as a value.
+    const conversation = namedConversation(req.headers, config.server.conversation_header);
     try {
+      // The conversation's record is read from here on, beside the body, when its last request needed it.
+      const arrival = earlyRecords.arrive(caller, conversation, format.items.route);
       const arriving = matchOnArrival(deps.seen, format.itemsKey);
       const raw = await readBody(req, config.server.body_limit_bytes, arriving.advance);
       const parsed = await format.read(raw, createSlicer(SLICE_MS), { seen: deps.seen, arrived: arriving });
@@ -124,8 +133,6 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
       // A key meant for one provider never goes to another's host.
       if (upstream.config.api !== format.upstreamApi) throw errors.wrongUpstreamApi(body.model, format.path, upstream.name, upstream.config.api, format.upstreamApi);
 
-      // The conversation the client names, read once: forward-first and identify take it as a value.
-      const conversation = namedConversation(req.headers, config.server.conversation_header);
       const forwardedFirst = forwardFirstOf(format, parsed, model, deps.tokens.counterFor, conversation) ?? undefined;
       if (forwardedFirst) {
         outcome = { ...outcome, forwardedFirst };
@@ -137,7 +144,17 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
         // after that write, so that its counting does not hold the body back from the upstream.
         await nextMacrotask();
       }
-      plan = await prepareRequest(deps.pipeline, format, { caller, conversation, parsed, model, signal, forwardedFirst, bytes: raw.length, apiHeaders: apiHeadersOf(req.headers) });
+      plan = await prepareRequest(deps.pipeline, format, {
+        caller,
+        conversation,
+        arrival,
+        parsed,
+        model,
+        signal,
+        forwardedFirst,
+        bytes: raw.length,
+        apiHeaders: apiHeadersOf(req.headers),
+      });
       outcome = { ...outcome, ...plan.outcome };
       const { view } = plan;
       const shortId = outcome.conversation;

@@ -13,7 +13,8 @@ import { ANALYSIS_MEMOS } from './analysis-memo.js';
 import { type Analysis, analyzeSteps } from './analyze.js';
 import { auditKey } from './audit.js';
 import { type Decision, decide } from './decide.js';
-import type { ForwardFirst } from './forward-first.js';
+import type { Arrival, RecordRead } from './early-record.js';
+import { canForwardFirst, type ForwardFirst } from './forward-first.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { type SharedPrefixSource, sharedPrefixSource } from './shared-prefix.js';
 import { createRoutePlan, type PathDeps, type PlanTokens, type RoutePlan } from './route-plan.js';
@@ -57,11 +58,14 @@ function recordKey(deps: PipelineDeps, model: ModelConfig, identity: Identity): 
  * The record of a request that was not forwarded first, read while the route counts it: such a
  * request could not be shown to fit below the trigger, so it most likely needs its record, and
  * the store's round trip then overlaps the counting instead of following it. (One forwarded first
- * needs it, if at all, only once its reply is out.)
+ * needs it, if at all, only once its reply is out.) The read started as the request arrived is
+ * taken when it is of this very key (early-record.ts).
  */
-export function prefetchRecord(deps: PipelineDeps, input: PrepareInput & { model: ModelConfig }, identity: Identity): Promise<LoadedRecord> | undefined {
+export function prefetchRecord(deps: PipelineDeps, input: PrepareInput & { model: ModelConfig }, identity: Identity, early?: RecordRead): RecordRead | undefined {
   if (input.forwardedFirst || !identity.keepsRecords || input.model.compaction.strategy === 'off') return undefined;
-  return deps.records.load(recordKey(deps, input.model, identity));
+  const key = recordKey(deps, input.model, identity);
+  if (early && early.key.tenant === key.tenant && early.key.conversation === key.conversation) return early;
+  return { key, record: deps.records.load(key) };
 }
 
 /** What a route hands the engine of one request. */
@@ -215,21 +219,32 @@ function stepContext(deps: PipelineDeps, input: PrepareInput, model: ModelConfig
  * degrade), the same for every format: the format counts and names what opens the conversation,
  * the engine plans over its neutral items.
  */
-export async function prepareRequest<T, P extends ParsedRequest>(deps: PathDeps, format: WireFormat<T, P>, input: PrepareInput & { parsed: P }): Promise<RoutePlan<T>> {
-  const { parsed, model } = input;
+export async function prepareRequest<T, P extends ParsedRequest>(
+  deps: PathDeps,
+  format: WireFormat<T, P>,
+  input: PrepareInput & { parsed: P; arrival?: Arrival | undefined },
+): Promise<RoutePlan<T>> {
+  const { parsed, model, arrival } = input;
   const items = model && model.compaction.strategy !== 'off' ? format.compactable(parsed) : null;
   if (!model || !items) {
+    arrival?.settle(undefined);
     const counted = await format.count(deps.tokens, parsed, model);
     return planUntouched(deps, input, counted, model ? deps.tokens.budgetFor(model, parsed.body, counted.toolsTokens) : undefined);
   }
-  const identity = identifyBy(input.caller, input.conversation, () => format.opening(parsed, items), { secret: deps.secret, route: format.items.route });
-  const record = prefetchRecord(deps, { ...input, model }, identity);
+  // Worked out from the header as it arrived, when it named the conversation.
+  const identity = arrival?.identity ?? identifyBy(input.caller, input.conversation, () => format.opening(parsed, items), { secret: deps.secret, route: format.items.route });
+  const read = prefetchRecord(deps, { ...input, model }, identity, arrival?.take());
   // Calibration is the tenant's own (tokens/calibration.ts): no other tenant's traffic moves its counts.
   const counters = deps.tokens.forTenant(identity.tenant);
   const counted = await format.count(counters, parsed, model);
+  // What the conversation's next request reads as it arrives: this one's record, unless this one,
+  // counted exactly, would have gone upstream first had its history been known, as the next then
+  // most likely does (forward-first.ts).
+  const exact = { messages: counted.rawOut(null) - counted.rawTools, definitions: counted.rawTools };
+  arrival?.settle(read && canForwardFirst(parsed.body, () => exact, model, input.conversation) === null ? read.key : undefined);
   const recall = format.recall ? format.recallOffer(model, parsed, counted, counters.scaleFor(model)) : undefined;
   // The injected tool is planned for as one of the request's tools (rule 3).
   const budget = deps.tokens.budgetFor(model, parsed.body, counted.toolsTokens + (recall?.toolTokens ?? 0));
   const sharedPrefix = sharedPrefixSource(format, parsed, model, recall, input.apiHeaders ?? {});
-  return planCompaction(deps, { ...input, model }, { items, wire: format.items, identity, counted, budget, recall, record, sharedPrefix });
+  return planCompaction(deps, { ...input, model }, { items, wire: format.items, identity, counted, budget, recall, record: read?.record, sharedPrefix });
 }
