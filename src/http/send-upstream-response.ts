@@ -52,7 +52,16 @@ export async function sendUpstreamResponse(res: ServerResponse, upstream: Upstre
   if (Buffer.isBuffer(body)) {
     start();
     opts.observe?.(body);
-    res.end(body);
+    // A client that takes in none of it is let go as a stream's is.
+    if (!res.write(body)) {
+      const drain = await drained(res, opts.clientStallMs);
+      if (drain === 'stalled') {
+        res.destroy();
+        return 'client_stalled';
+      }
+      if (drain === 'gone') return 'client_closed';
+    }
+    res.end();
     return (await delivered(res)) ? 'complete' : 'client_closed';
   }
   const events = String(upstream.headers['content-type'] ?? '').includes('text/event-stream') ? sseBoundary() : undefined;
