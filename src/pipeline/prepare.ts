@@ -109,6 +109,8 @@ async function planConversation<T>(deps: PathDeps, input: PrepareInput & { model
   const { model } = input;
   const { identity, counted, budget } = request;
   const budgets = viewBudgets(budget, model, request.recall);
+  // The request as its look's room is kept for (prepare-room.ts).
+  const asCounted = { items: request.items as readonly object[], perItem: counted.perItem, fixedTokens: counted.fixedTokens };
   // Forwarded first, it is below both lines by proof: nothing to choose, store or prepare.
   if (input.forwardedFirst === 'below both lines') return planUntouched(deps, input, counted, budget, identity);
   // Forwarded first below the trigger, its view is the client's own: the headers need nothing more,
@@ -122,17 +124,15 @@ async function planConversation<T>(deps: PathDeps, input: PrepareInput & { model
         const priced = await plan.afterSuccess(status, observer);
         if (status < 200 || status >= 300) return priced;
         // What it adds to its conversation's last look may leave its view provably below the line.
-        const items = { items: request.items as readonly object[], perItem: counted.perItem, fixedTokens: counted.fixedTokens };
-        if (deps.background.fitsRoom(recordKey(deps, model, identity), items, budgets.prepare)) return priced;
+        if (deps.background.fitsRoom(recordKey(deps, model, identity), asCounted, budgets.prepare)) return priced;
         const { ctx, a, decision } = await analyzeAndDecide(deps, input, request);
-        deps.background.consider(ctx, a, decision, budgets.prepare, input.bytes, items);
+        deps.background.consider(ctx, a, decision, budgets.prepare, input.bytes, asCounted);
         return priced;
       },
     };
   }
   const { ctx, a, decision } = await analyzeAndDecide(deps, input, request);
   const recall = request.recall && recallFor(a, decision, model, counted, budget, request.recall);
-  const asCounted = { items: request.items as readonly object[], perItem: counted.perItem, fixedTokens: counted.fixedTokens };
   return createRoutePlan({
     deps,
     tokens: counted,
@@ -240,8 +240,8 @@ export async function prepareRequest<T, P extends ParsedRequest>(
   // What the conversation's next request reads as it arrives: this one's record, unless this one,
   // counted exactly, would have gone upstream first had its history been known, as the next then
   // most likely does (forward-first.ts).
-  const exact = { messages: counted.rawOut(null) - counted.rawTools, definitions: counted.rawTools };
-  arrival?.settle(read && canForwardFirst(parsed.body, () => exact, model, input.conversation) === null ? read.key : undefined);
+  const exact = () => ({ messages: counted.rawOut(null) - counted.rawTools, definitions: counted.rawTools });
+  arrival?.settle(read && canForwardFirst(parsed.body, exact, model, input.conversation) === null ? read.key : undefined);
   const recall = format.recall ? format.recallOffer(model, parsed, counted, counters.scaleFor(model)) : undefined;
   // The injected tool is planned for as one of the request's tools (rule 3).
   const budget = deps.tokens.budgetFor(model, parsed.body, counted.toolsTokens + (recall?.toolTokens ?? 0));
