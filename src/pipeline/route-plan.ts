@@ -157,8 +157,10 @@ export function createRoutePlan<T>({ deps, tokens, model, budget, identity, comp
         await release();
       }
       const usage = observer?.usage();
-      const sentRaw = tokens.rawOut(view) + (recall?.rawToolTokens ?? 0);
-      if (model && usage !== undefined && calibrates(model)) deps.tokens.observe(model, sentRaw, usage.promptTokens, identity?.tenant ?? null);
+      // What recap sent, counted again only for calibration: a view is a pass over the whole history.
+      if (model && usage !== undefined && calibrates(model)) {
+        deps.tokens.observe(model, tokens.rawOut(view) + (recall?.rawToolTokens ?? 0), usage.promptTokens, identity?.tenant ?? null);
+      }
       const layout = compaction?.a.layout;
       const priced =
         model && usage !== undefined
