@@ -7,7 +7,7 @@ import type { ChatMessage } from '../messages/types.js';
 import type { Checkpoint } from '../store/store.js';
 import { chatWire } from '../wire/chat/items.js';
 import { createAnalysisMemos } from './analysis-memo.js';
-import { type Analysis, analyze } from './analyze.js';
+import { type Analysis, analyze, buildView } from './analyze.js';
 import { baseView, candidates, noSummaryBase } from './choose-view.js';
 
 // A request that extends the previous one of its conversation takes over that one's analysis
@@ -117,7 +117,7 @@ describe('the analysis memo', () => {
       { role: 'user', content: 'task' },
       { role: 'assistant', content: 'ok' },
     ];
-    memos.remember('c', { items, neutral: [], seg: analysisOf(items).seg }, 10);
+    memos.remember('c', { items, neutral: [], seg: analysisOf(items).seg, summaryItems: new Map(), recall: false }, 10);
     expect(memos.prior('c', [...items, { role: 'user', content: 'next' }])).toBeDefined();
     // The same bytes parsed anew are other objects: not taken over (nothing says they were not changed).
     expect(memos.prior('c', [items[0]!, { role: 'assistant', content: 'ok' }])).toBeUndefined();
@@ -128,7 +128,7 @@ describe('the analysis memo', () => {
   it('keeps at most its bound of entries and bytes, the least recently remembered going first', () => {
     const memos = createAnalysisMemos({ entries: 2, bytes: 100 });
     const items = [{ role: 'user', content: 'x' }];
-    const memo = { items, neutral: [], seg: analysisOf(items as ChatMessage[]).seg };
+    const memo = { items, neutral: [], seg: analysisOf(items as ChatMessage[]).seg, summaryItems: new Map(), recall: false };
     memos.remember('a', memo, 10);
     memos.remember('b', memo, 10);
     memos.remember('c', memo, 10);
@@ -140,5 +140,48 @@ describe('the analysis memo', () => {
     // One request bigger than the whole bound is not kept at all.
     memos.remember('e', memo, 101);
     expect(memos.prior('e', items)).toBeUndefined();
+  });
+});
+
+describe("a conversation's summary items", () => {
+  const analysed = (items: ChatMessage[], memos: ReturnType<typeof createAnalysisMemos>, recall: boolean, counted: ChatMessage[]) =>
+    analyze({
+      items,
+      tokens: items.map(() => 5),
+      hashes: items.map(messageHash),
+      primingTokens: 3,
+      countItem: (m) => {
+        counted.push(m);
+        return 5;
+      },
+      wire: chatWire,
+      codec: summaryCodec('test-secret-0123456789', 'tenant', { recall }),
+      recall,
+      memo: { memos, key: 'conversation', bytes: 0 },
+    });
+
+  it('are one object per summary across its requests (counted as one: the counter knows an object it counted), and others for another recall offer', () => {
+    const memos = createAnalysisMemos({ entries: 4, bytes: 1 << 20 });
+    const items: ChatMessage[] = [
+      { role: 'user', content: 'task' },
+      { role: 'assistant', content: 'ok' },
+    ];
+    const counted: ChatMessage[] = [];
+    const first = analysed(items.slice(), memos, true, counted);
+    const summary = first.summaryItem('what happened');
+    first.summaryTokens('what happened');
+    items.push({ role: 'user', content: 'next' });
+    const next = analysed(items.slice(), memos, true, counted);
+    expect(next.summaryItem('what happened')).toBe(summary);
+    next.summaryTokens('what happened');
+    expect(counted).toEqual([summary, summary]);
+    expect(counted[1]).toBe(counted[0]);
+    // Sealed as a fresh codec seals it, and what goes upstream is that very object.
+    expect(summary).toEqual(chatWire.summaryItem(summaryCodec('test-secret-0123456789', 'tenant', { recall: true }).seal('what happened')));
+    expect(buildView(next, 'what happened', { covered: 1, kept: [], cleared: new Set() })).toContain(summary);
+    // Without a recall offer the summary says nothing of recall: another item.
+    items.push({ role: 'assistant', content: 'done' });
+    const plain = analysed(items.slice(), memos, false, counted);
+    expect(plain.summaryItem('what happened')).not.toEqual(summary);
   });
 });

@@ -18,6 +18,12 @@ export interface Memo {
   links?: string[];
   /** The view that request was forwarded with, for the next request to take over (decision-memo.ts). */
   decision?: DecisionNote;
+  /**
+   * recap's summary items by their text (the conversation's summaries, sealed for its tenant and
+   * recall offer), shared by its requests: one object per summary, whose count and bytes are kept.
+   */
+  summaryItems: Map<string, object>;
+  recall: boolean;
 }
 
 /** The last forward decision of a conversation, for its next request to take over (decision-memo.ts). */

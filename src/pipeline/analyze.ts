@@ -8,6 +8,9 @@ import type { WireItems } from '../wire/format.js';
 import type { AnalysisMemos, Memo } from './analysis-memo.js';
 import { PROJECTED_SUMMARY } from './projected-summary.js';
 
+/** Summary items a conversation's requests share before the map starts afresh (analysis-memo.ts). */
+const MAX_SUMMARY_ITEMS = 8;
+
 // A request taken apart for compaction: the pinned block, the rest with its token counts and
 // hash-chain links, its units (rules 1, 2) and the costs of the views recap can build (layout).
 
@@ -30,6 +33,8 @@ export interface Analysis<T> {
   codec: SummaryCodec;
   /** Rest item i as recap shows it once cleared. */
   clearedItem(i: number): T;
+  /** recap's summary item carrying `text`: the same object for the same text across the conversation's requests (its count and bytes kept). */
+  summaryItem(text: string): T;
   /** Tokens of every item of the request, the pinned block's included (the view map of its event). */
   itemTokens: readonly number[];
   /** The request offers recap_recall (its stubs say so). */
@@ -86,7 +91,10 @@ export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
   const seg = (prior && (yield* extendSegmentationSteps(prior.seg, prior.items.length, neutral, ownSummary))) || (yield* segmentSteps(neutral, ownSummary));
   // The prior links stand for this request's first ones while the pinned block is the same.
   const priorLinks = prior?.seg.pinnedCount === seg.pinnedCount ? prior.links : undefined;
-  const memo: Memo = { items: items as readonly object[], neutral, seg };
+  const recall = input.recall ?? false;
+  // A conversation has a few summaries at a time; past this many the map starts afresh.
+  const summaryItems = prior?.recall === recall && prior.summaryItems.size < MAX_SUMMARY_ITEMS ? prior.summaryItems : new Map<string, object>();
+  const memo: Memo = { items: items as readonly object[], neutral, seg, summaryItems, recall };
   if (input.memo) input.memo.memos.remember(input.memo.key, memo, input.memo.bytes);
   const pinned = items.slice(0, seg.pinnedCount).filter((_, i) => i !== seg.summaryIndex);
   let pinnedTokens = 0;
@@ -128,6 +136,14 @@ export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
       return tokens;
     },
   };
+  const summaryItem = (text: string): T => {
+    let item = summaryItems.get(text) as T | undefined;
+    if (item === undefined) {
+      item = wire.summaryItem(codec.seal(text));
+      summaryItems.set(text, item as object);
+    }
+    return item;
+  };
   const summaryTokenCache = new Map<string, number>();
   let links: string[] | undefined;
   const sent = seg.summaryIndex === null ? null : wire.sealedTextOf(items[seg.summaryIndex]!);
@@ -139,7 +155,7 @@ export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
     rest,
     layout,
     itemTokens: input.tokens,
-    recall: input.recall ?? false,
+    recall,
     restNeutral,
     memo,
     prior,
@@ -165,12 +181,13 @@ export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
       let tokens = summaryTokenCache.get(text);
       if (tokens === undefined) {
         const projected = text === PROJECTED_SUMMARY && input.projectedSummaryTokens !== undefined;
-        tokens = projected ? input.countItem(wire.summaryItem(codec.seal(''))) + input.projectedSummaryTokens! : input.countItem(wire.summaryItem(codec.seal(text)));
+        tokens = projected ? input.countItem(summaryItem('')) + input.projectedSummaryTokens! : input.countItem(summaryItem(text));
         summaryTokenCache.set(text, tokens);
       }
       return tokens;
     },
     codec,
+    summaryItem,
     clearedItem,
   };
 }
@@ -178,7 +195,7 @@ export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
 /** What goes upstream for a view: pinned, the summary (if any), what it keeps verbatim, then the rest from `covered`, cleared ones as stubs. */
 export function buildView<T>(a: Analysis<T>, summary: string | null, view: Omit<BaseView, 'summaryTokens'>): T[] {
   const out = [...a.pinned];
-  if (summary) out.push(a.wire.summaryItem(a.codec.seal(summary)));
+  if (summary) out.push(a.summaryItem(summary));
   for (const i of view.kept) out.push(a.rest[i]!);
   for (let i = view.covered; i < a.rest.length; i++) out.push(view.cleared.has(i) ? a.clearedItem(i) : a.rest[i]!);
   return out;
