@@ -1,11 +1,13 @@
 import { pino } from 'pino';
 
 // recap's log lines on stdout, written in batches: the lines of LOG_FLUSH_MS (or BATCH_MAX_BYTES)
-// leave in one asynchronous write. A write per line cost each request a round trip through libuv's
-// thread pool and a write(2) to the pipe or file behind stdout, about 0.1–0.2 ms of CPU per request
-// at 20 KB, more than serializing the line. Every line is written, in order; whatever is held
-// when the process exits (process.exit, an uncaught exception, a signal handler exiting) is
-// written synchronously first.
+// leave in one write. A write per line cost each request a write(2) to the pipe or file behind
+// stdout (and, written asynchronously, a round trip through libuv's thread pool), about 0.1–0.2 ms
+// of CPU per request at 20 KB, more than serializing the line. A batch is written synchronously, as
+// Node writes stdout to a pipe or a file on Linux: an asynchronous one still in the thread pool when
+// the process exits would land after the lines the exit writes. Every line is written, in order;
+// whatever is held when the process exits (process.exit, an uncaught exception, a signal handler
+// exiting) is written then.
 
 export const LOG_FLUSH_MS = 50;
 const BATCH_MAX_BYTES = 16 * 1024;
@@ -14,12 +16,12 @@ export interface BatchedStdout {
   write(line: string): void;
   /** Hands what is held to the writer now; `cb` once it is handed over. */
   flush(cb?: (err?: Error) => void): void;
-  /** Writes what is held and what is being written, synchronously. */
+  /** Writes what is held, synchronously. */
   flushSync(): void;
 }
 
 function createBatchedStdout(): BatchedStdout {
-  const out = pino.destination({ dest: 1, sync: false });
+  const out = pino.destination({ dest: 1, sync: true });
   let held = '';
   let timer: NodeJS.Timeout | undefined;
   const release = () => {
