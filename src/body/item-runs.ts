@@ -153,9 +153,14 @@ export class RunBuilder {
   }
 }
 
-/** What holding `bytes` costs: a view of a buffer of its own holds the whole buffer; a pooled one is copied. */
+/**
+ * What holding `bytes` costs: a view of a buffer of its own holds the whole buffer, so it is kept
+ * only when the items are most of it; a pooled buffer, or one the items are a small part of (a
+ * body with a huge other field, say: a 2 MiB model name), is copied, so that no run keeps bytes
+ * that are not its items'.
+ */
 function heldBytes(raw: Buffer, start: number, end: number): { bytes: Buffer; held: number } {
-  if (raw.byteOffset === 0 && raw.buffer.byteLength === raw.length) return { bytes: raw.subarray(start, end), held: raw.length };
+  if (raw.byteOffset === 0 && raw.buffer.byteLength === raw.length && (end - start) * 2 >= raw.length) return { bytes: raw.subarray(start, end), held: raw.length };
   const bytes = Buffer.allocUnsafeSlow(end - start);
   raw.copy(bytes, 0, start, end);
   return { bytes, held: bytes.length };
