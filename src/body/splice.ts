@@ -1,4 +1,5 @@
 import type { JsonBody } from './json-body.js';
+import { objectNote } from './object-notes.js';
 import type { WalkedMember } from './parse-sliced.js';
 import { arrayElements, OPEN_ARRAY, objectMembers, type Span, skipWhitespace } from './scan.js';
 import { stringifyJson } from './stringify.js';
@@ -18,7 +19,7 @@ interface Replaced {
   values: Map<string, unknown>;
 }
 
-const replacements = new WeakMap<object, Replaced>();
+const replacements = objectNote<object, Replaced>('replaced');
 const OPEN = Buffer.from('[');
 const CLOSE = Buffer.from(']');
 const COMMA = Buffer.from(',');
@@ -27,10 +28,10 @@ const COMMA_BYTE = COMMA[0];
 // byte sequence whatever request it comes in (an item seen before comes back as the same object for
 // the same bytes only, body/seen-items.ts), and the engine makes the same replaced item again for
 // the same values (a cleared stub, once per result): it is not scanned and serialized anew per request.
-const replacedBytes = new WeakMap<object, Buffer>();
+const replacedBytes = objectNote<object, Buffer>('replacedBytes');
 // The bytes of an item recap made (a summary), per object: a view taken over from the previous
 // request (pipeline/decision-memo.ts) has the same summary object, not serialized anew.
-const madeBytes = new WeakMap<object, Buffer>();
+const madeBytes = objectNote<object, Buffer>('madeBytes');
 function madeBytesOf(item: object): Buffer {
   const bytes = Buffer.from(stringifyJson(item));
   madeBytes.set(item, bytes);

@@ -1,6 +1,7 @@
 import { createHash, hash } from 'node:crypto';
 import { isLowSurrogate } from '../compaction/text.js';
 import { stringifyJson, stringifyJsonSliced } from '../body/stringify.js';
+import { objectNote } from '../body/object-notes.js';
 import type { ChatMessage } from '../messages/types.js';
 import type { Pause } from '../slicing/slicer.js';
 
@@ -84,7 +85,7 @@ function fieldPieces(value: string | string[]): string[] {
 // sends its bytes (body/seen-items.ts), so a message is hashed once, not once per request. A big
 // structured one is hashed ahead of the request path, in slices (primeMessageHash). Dropped with
 // the message.
-const known = new WeakMap<ChatMessage, string>();
+const known = objectNote<ChatMessage, string>('messageHash');
 
 /**
  * Identity of one message; the key of the token-count cache and the link of the records' chain.
@@ -108,7 +109,7 @@ export function messageHash(m: ChatMessage): string {
 
 /** Works out messageHash(m) with pauses, for later calls to find (200k tool calls: 0.6 s in one go). */
 export async function primeMessageHash(m: ChatMessage, pause: Pause): Promise<void> {
-  if (known.has(m)) return;
+  if (known.get(m) !== undefined) return;
   let toolCalls: unknown[] | undefined;
   if (!isEmpty(m.tool_calls)) {
     toolCalls = [];
@@ -147,7 +148,7 @@ function* hashChunks(piece: string): Generator<string> {
 
 // The link after an item, per item object with the link before it: a resent history comes back as
 // the same objects (body/seen-items.ts), and chains without hashing again.
-const linkAfter = new WeakMap<object, { prev: string; link: string }>();
+const linkAfter = objectNote<object, { prev: string; link: string }>('linkAfter');
 
 /**
  * chain[i] identifies messages[0..i] in order: chain[i] = H(chain[i-1] + hash(messages[i])).
@@ -172,7 +173,7 @@ export function hashChain(messageHashes: readonly string[], seed = '', items?: r
 }
 
 // As `known`, for items given as free-form JSON.
-const knownItems = new WeakMap<object, string>();
+const knownItems = objectNote<object, string>('jsonItemHash');
 
 /**
  * Identity of an item given as free-form JSON (a Responses API input item): its canonical form,

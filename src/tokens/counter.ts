@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatRequest } from '../messages/types.js';
+import { objectNote } from '../body/object-notes.js';
 import { createSlicer, type Pause, SLICE_MS } from '../slicing/slicer.js';
 import { type TokenCache, tokenCacheKey, tokenCacheKeyFromHash } from './cache.js';
 import { type EncodingName, getTokenizer, type TextTokenizer } from './encodings.js';
@@ -85,8 +86,8 @@ export function createTokenCounter({ encoding, cache }: TokenCounterOptions): To
   const cached = (key: string | undefined): number | undefined => (key === undefined ? undefined : cache?.get(key));
 
   // Per message object too: a message seen before comes back as the same object with every request
-  // that sends its bytes (body/seen-items.ts), and costs a WeakMap lookup then, not a cache key.
-  const counted = new WeakMap<ChatMessage, number>();
+  // that sends its bytes (body/seen-items.ts), and costs a look at its note then (body/object-notes.ts), not a cache key.
+  const counted = objectNote<ChatMessage, number>(`tokens ${encoding}`);
   const countOf = (m: ChatMessage, tokens: number): number => {
     counted.set(m, tokens);
     return tokens;
