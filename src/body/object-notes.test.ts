@@ -4,8 +4,8 @@ import { objectNote } from './object-notes.js';
 
 describe('objectNote', () => {
   it('keeps one value per object and kind, apart from other kinds', () => {
-    const hash = objectNote<object, string>('hash');
-    const tokens = objectNote<object, number>('tokens');
+    const hash = objectNote<object, string>();
+    const tokens = objectNote<object, number>();
     const a = { role: 'user', content: 'hi' };
     const b = { role: 'user', content: 'hi' };
     hash.set(a, 'h1');
@@ -18,7 +18,7 @@ describe('objectNote', () => {
   });
 
   it('is invisible to what reads or copies the object', () => {
-    const note = objectNote<object, string>('hash');
+    const note = objectNote<object, string>();
     const m = { role: 'tool', tool_call_id: 'c1', content: 'ok' };
     note.set(m, 'h');
     expect(JSON.stringify(m)).toBe('{"role":"tool","tool_call_id":"c1","content":"ok"}');
@@ -33,7 +33,7 @@ describe('objectNote', () => {
   });
 
   it('notes arrays and objects that take no new property', () => {
-    const note = objectNote<object, number>('n');
+    const note = objectNote<object, number>();
     const tools = [{ type: 'function' }];
     note.set(tools, 1);
     expect(note.get(tools)).toBe(1);

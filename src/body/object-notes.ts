@@ -11,7 +11,8 @@
 
 const NOTES = Symbol('recap.notes');
 
-type Noted = { [NOTES]?: Record<string, unknown> };
+// One slot per kind of note, by index: an array's elements are read alike whatever the kind.
+type Noted = { [NOTES]?: unknown[] };
 
 /** One kind of note: at most one value per object. */
 export interface ObjectNote<K extends object, V> {
@@ -21,9 +22,9 @@ export interface ObjectNote<K extends object, V> {
 
 let kinds = 0;
 
-/** A new kind of note, made once (per module or per service, never per request); `name` only helps a reader of a heap snapshot. */
-export function objectNote<K extends object, V>(name: string): ObjectNote<K, V> {
-  const slot = `${name}#${kinds++}`;
+/** A new kind of note, made once (per module or per service, never per request). */
+export function objectNote<K extends object, V>(): ObjectNote<K, V> {
+  const slot = kinds++;
   // An object that takes no new property (frozen or sealed: none recap parses) keeps its notes here.
   const closed = new WeakMap<K, V>();
   return {
@@ -38,7 +39,7 @@ export function objectNote<K extends object, V>(name: string): ObjectNote<K, V> 
           closed.set(obj, value);
           return;
         }
-        notes = {};
+        notes = [];
         Object.defineProperty(obj, NOTES, { value: notes });
       }
       notes[slot] = value;

@@ -5,7 +5,7 @@ import { objectNote } from './object-notes.js';
 // request that sends its bytes (seen-items.ts), and recap never changes an item it parsed.
 
 export function oncePerItem<T extends object, R>(fn: (item: T) => R): (item: T) => R {
-  const known = objectNote<T, R>(fn.name);
+  const known = objectNote<T, R>();
   return (item) => {
     let result = known.get(item);
     if (result === undefined) {
@@ -22,7 +22,7 @@ export function oncePerItem<T extends object, R>(fn: (item: T) => R): (item: T) 
  * are the same, so that it is the same object too, whose own hash and count are known then.
  */
 export function lastPerItem<T extends object, A extends readonly unknown[], R>(fn: (item: T, ...args: A) => R): (item: T, ...args: A) => R {
-  const last = objectNote<T, { args: A; result: R }>(fn.name);
+  const last = objectNote<T, { args: A; result: R }>();
   return (item, ...args) => {
     const made = last.get(item);
     if (made && made.args.length === args.length && made.args.every((a, i) => a === args[i])) return made.result;

@@ -19,7 +19,7 @@ interface Replaced {
   values: Map<string, unknown>;
 }
 
-const replacements = objectNote<object, Replaced>('replaced');
+const replacements = objectNote<object, Replaced>();
 const OPEN = Buffer.from('[');
 const CLOSE = Buffer.from(']');
 const COMMA = Buffer.from(',');
@@ -28,10 +28,10 @@ const COMMA_BYTE = COMMA[0];
 // byte sequence whatever request it comes in (an item seen before comes back as the same object for
 // the same bytes only, body/seen-items.ts), and the engine makes the same replaced item again for
 // the same values (a cleared stub, once per result): it is not scanned and serialized anew per request.
-const replacedBytes = objectNote<object, Buffer>('replacedBytes');
+const replacedBytes = objectNote<object, Buffer>();
 // The bytes of an item recap made (a summary), per object: a view taken over from the previous
 // request (pipeline/decision-memo.ts) has the same summary object, not serialized anew.
-const madeBytes = objectNote<object, Buffer>('madeBytes');
+const madeBytes = objectNote<object, Buffer>();
 function madeBytesOf(item: object): Buffer {
   const bytes = Buffer.from(stringifyJson(item));
   madeBytes.set(item, bytes);

@@ -6,7 +6,7 @@ import { objectNote } from './object-notes.js';
 // (stringify.ts, for canonical hashes) need not ask for them again. Only objects the parse walked
 // (the big ones) are recorded; the record goes with the object.
 
-const recorded = objectNote<object, string[]>('keys');
+const recorded = objectNote<object, string[]>();
 
 /** Records `keys`, each once, in the order first set, as the keys of `obj`. */
 export function recordKeys(obj: object, keys: string[]): void {

@@ -85,7 +85,7 @@ function fieldPieces(value: string | string[]): string[] {
 // sends its bytes (body/seen-items.ts), so a message is hashed once, not once per request. A big
 // structured one is hashed ahead of the request path, in slices (primeMessageHash). Dropped with
 // the message.
-const known = objectNote<ChatMessage, string>('messageHash');
+const known = objectNote<ChatMessage, string>();
 
 /**
  * Identity of one message; the key of the token-count cache and the link of the records' chain.
@@ -148,7 +148,7 @@ function* hashChunks(piece: string): Generator<string> {
 
 // The link after an item, per item object with the link before it: a resent history comes back as
 // the same objects (body/seen-items.ts), and chains without hashing again.
-const linkAfter = objectNote<object, { prev: string; link: string }>('linkAfter');
+const linkAfter = objectNote<object, { prev: string; link: string }>();
 
 /**
  * chain[i] identifies messages[0..i] in order: chain[i] = H(chain[i-1] + hash(messages[i])).
@@ -173,7 +173,7 @@ export function hashChain(messageHashes: readonly string[], seed = '', items?: r
 }
 
 // As `known`, for items given as free-form JSON.
-const knownItems = objectNote<object, string>('jsonItemHash');
+const knownItems = objectNote<object, string>();
 
 /**
  * Identity of an item given as free-form JSON (a Responses API input item): its canonical form,

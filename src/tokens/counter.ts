@@ -87,7 +87,7 @@ export function createTokenCounter({ encoding, cache }: TokenCounterOptions): To
 
   // Per message object too: a message seen before comes back as the same object with every request
   // that sends its bytes (body/seen-items.ts), and costs a look at its note then (body/object-notes.ts), not a cache key.
-  const counted = objectNote<ChatMessage, number>(`tokens ${encoding}`);
+  const counted = objectNote<ChatMessage, number>();
   const countOf = (m: ChatMessage, tokens: number): number => {
     counted.set(m, tokens);
     return tokens;
