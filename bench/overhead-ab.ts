@@ -59,8 +59,9 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
   const sink = await startScript('sink', ['bench/overhead-sink.ts']);
   const sides: Side[] = [];
   try {
-    // AB_SETUP=memory,caller runs the working tree's side with the in-memory store and the caller's
-    // own credential (either or both): with REF the working tree's HEAD, what the setup itself costs.
+    // AB_SETUP=memory,caller,named runs the working tree's side with the in-memory store, the
+    // caller's own credential, a conversation header (any of them): with REF the working tree's
+    // HEAD, what the setup itself costs.
     const setup = process.env.AB_SETUP?.split(',') ?? [];
     const mineSetup: GrowthSetup = { store: setup.includes('memory') ? 'memory' : 'redis', credential: setup.includes('caller') ? 'caller' : 'client' };
     for (const [name, cli, own] of [
@@ -73,7 +74,8 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
       collect(recap, side.log);
       sides.push(side);
     }
-    const clients = sides.map((s) => clientFor({ name: 'recap', url: s.recap.url, headers: GROWTH_HEADERS }));
+    const named = { ...GROWTH_HEADERS, 'x-conversation-id': `ab-${label}-${path}-${pattern}` };
+    const clients = sides.map((s, i) => clientFor({ name: 'recap', url: s.recap.url, headers: i === 1 && setup.includes('named') ? named : GROWTH_HEADERS }));
     const pids = sides.map((s) => s.recap.child.process.pid!);
     let before = snapshot(pids);
     let measured = 0;
@@ -114,6 +116,7 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
         'own p50': own.p50,
         'own p95': own.p95,
         'total p50': total.p50,
+        'to forward p50': summarize(s.log.map((l) => Number(l.forwardedMs ?? 0))).p50,
         'forwarded first': first,
         'record reads': loads[i],
         requests: measured,
