@@ -163,11 +163,13 @@ export function spliceArray<T extends object>(body: JsonBody, key: string, origi
         continue;
       }
     }
+    // The client's next item (after a stub, say) is taken without asking what recap made or changed.
     // What recap made (a summary) or changed (a cleared stub) is never one of the client's
     // objects: it is not looked for among them, which would take a pass over the array.
-    const made = madeBytes.get(item);
-    const replaced = made ? undefined : replacements.get(item);
-    const own = made || replaced ? undefined : placeOf(item);
+    const isNext = original[next] === item;
+    const replaced = isNext ? undefined : replacements.get(item);
+    const made = isNext || replaced ? undefined : madeBytes.get(item);
+    const own = isNext ? next : made || replaced ? undefined : placeOf(item);
     if (own !== undefined) next = own + 1;
     if (own !== undefined && run && own === run.last + 1 && spans[own]!.start === run.end + 1 && raw[run.end] === COMMA_BYTE) {
       run.end = spans[own]!.end;
