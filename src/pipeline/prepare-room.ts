@@ -37,7 +37,6 @@ export interface PrepareRooms {
   remember(conversation: string, counted: CountedRequest, budget: number, room: number, now?: number): void;
   /** Whether `counted` provably adds too little to `conversation`'s last look to need another. */
   fitsRoom(conversation: string, counted: CountedRequest, budget: number, now?: number): boolean;
-  forget(conversation: string): void;
 }
 
 function sum(xs: readonly number[], from: number, to: number): number {
@@ -63,9 +62,6 @@ export function createPrepareRooms(maxItems = MAX_ITEMS): PrepareRooms {
       for (let i = 0; i < r.items.length; i++) if (counted.items[i] !== r.items[i]) return false;
       if (counted.fixedTokens + sum(counted.perItem, 0, r.items.length) !== r.tokens) return false;
       return sum(counted.perItem, r.items.length, counted.perItem.length) < r.room;
-    },
-    forget(conversation) {
-      rooms.delete(conversation);
     },
   };
 }

@@ -113,7 +113,7 @@ export function transcriptOf(call: RecordedRequest): string {
 }
 
 /** Rooms never kept: a process that looks after every request past the prepare line. */
-const KEEPS_NO_ROOM: PrepareRooms = { remember() {}, fitsRoom: () => false, forget() {} };
+const KEEPS_NO_ROOM: PrepareRooms = { remember() {}, fitsRoom: () => false };
 
 export interface RequestPath {
   fake: FakeUpstream;
