@@ -53,14 +53,8 @@ export async function sendUpstreamResponse(res: ServerResponse, upstream: Upstre
     start();
     opts.observe?.(body);
     // A client that takes in none of it is let go as a stream's is.
-    if (!res.write(body)) {
-      const drain = await drained(res, opts.clientStallMs);
-      if (drain === 'stalled') {
-        res.destroy();
-        return 'client_stalled';
-      }
-      if (drain === 'gone') return 'client_closed';
-    }
+    const ended = res.write(body) ? undefined : await waitForClient(res, opts.clientStallMs);
+    if (ended) return ended;
     res.end();
     return (await delivered(res)) ? 'complete' : 'client_closed';
   }
@@ -85,12 +79,9 @@ export async function sendUpstreamResponse(res: ServerResponse, upstream: Upstre
       opts.observe?.(chunk);
       events?.feed(chunk);
       if (flushed) continue;
-      const drain = await drained(res, opts.clientStallMs);
-      if (drain === 'stalled') {
-        res.destroy();
-        return 'client_stalled';
-      }
-      if (drain === 'gone') break;
+      const ended = await waitForClient(res, opts.clientStallMs);
+      if (ended === 'client_stalled') return ended;
+      if (ended) break;
     }
   } catch (err) {
     if (clientGone) return 'client_closed';
@@ -108,6 +99,16 @@ export async function sendUpstreamResponse(res: ServerResponse, upstream: Upstre
   start();
   res.end();
   return (await delivered(res)) ? 'complete' : 'client_closed';
+}
+
+/** After a write the socket could not take at once: nothing once it drained, else how the send ends (a client that took in nothing for `stallMs` is disconnected). */
+async function waitForClient(res: ServerResponse, stallMs: number): Promise<'client_stalled' | 'client_closed' | undefined> {
+  const drain = await drained(res, stallMs);
+  if (drain === 'stalled') {
+    res.destroy();
+    return 'client_stalled';
+  }
+  return drain === 'gone' ? 'client_closed' : undefined;
 }
 
 /** After a write the socket could not take at once: whether it drained, the client left, or took in nothing for `stallMs`. */
