@@ -66,8 +66,8 @@ export interface RequestLog {
   readonly compaction?: 'summary' | 'clearing';
   /** Audit mode: the prompt recap would have forwarded (x-recap-tokens-out). */
   readonly projectedTokensOut?: number;
-  /** The request went upstream before it was counted (forward-first.ts), and why it could. */
-  readonly forwardedFirst?: 'below both lines' | 'below the trigger';
+  /** The request went upstream before it was counted, and why it could: below the lines (forward-first.ts), or on its conversation's last decision (reuse-first.ts). */
+  readonly forwardedFirst?: 'below both lines' | 'below the trigger' | 'reused';
   readonly upstreamStatus?: number;
   readonly upstreamHeadersMs?: number;
   readonly summarizerMs?: number;

@@ -1,6 +1,7 @@
 import type { NeutralItem } from '../compaction/items.js';
 import type { Segmentation } from '../compaction/units.js';
 import type { ModelConfig } from '../config/config.js';
+import type { Checkpoint } from '../store/store.js';
 
 // What the last analysis of a conversation in this process worked out from its items alone (their
 // neutral descriptions, units and rounds, hash-chain links), for the next request of the
@@ -18,6 +19,8 @@ export interface Memo {
   links?: string[];
   /** The view that request was forwarded with, for the next request to take over (decision-memo.ts). */
   decision?: DecisionNote;
+  /** The same decision, when the next request may go upstream on it before its record is read (reuse-first.ts). */
+  reuseFirst?: ReuseFirstNote;
   /**
    * recap's summary items by their text (the conversation's summaries, sealed for its tenant and
    * recall offer), shared by its requests: one object per summary, whose count and bytes are kept.
@@ -39,8 +42,26 @@ export interface DecisionNote {
   candidates: { checkpoint: string | null; tokens: number }[];
   /** The candidate forwarded: never the client's own view (nothing to take over there). */
   chosen: number;
+  /** The stored checkpoints behind `candidates` after the first, as the record held them. */
+  checkpoints: readonly Checkpoint[];
   /** What went upstream. */
   view: readonly unknown[];
+}
+
+/** A decision note whose record was read in this process, and what the request it was made for sent besides its items. */
+export interface ReuseFirstNote {
+  note: DecisionNote;
+  /** The request's bytes before and after its items' array: another request with the same has the same budget, tools and recall offer. */
+  outside: readonly [Buffer, Buffer];
+  /** The budgets its views were planned against: every view's, and the client's own (prepare.ts viewBudgets). */
+  lines: { view: number; own: number };
+  /** Whether the view went with recap_recall, and whether the model had recall on (`recap eval` turns it off and on between requests). */
+  recall: boolean;
+  recallEnabled: boolean;
+  /** The record read it was made from: when it was issued, in the write sequence `writes` (write-sequence.ts), and in ms. */
+  writes: object;
+  seq: number;
+  readAt: number;
 }
 
 export interface AnalysisMemos {

@@ -14,6 +14,7 @@ import { clientField } from '../observability/request-log.js';
 import { createEarlyRecords } from './early-record.js';
 import { forwardFirstOf } from './forward-first.js';
 import { prepareRequest } from './prepare.js';
+import { reuseFirst } from './reuse-first.js';
 import { apiHeadersOf } from './shared-prefix.js';
 import type { PathDeps, RoutePlan } from './route-plan.js';
 import type { TokenService } from './token-service.js';
@@ -134,9 +135,11 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
       if (upstream.config.api !== format.upstreamApi) throw errors.wrongUpstreamApi(body.model, format.path, upstream.name, upstream.config.api, format.upstreamApi);
 
       const forwardedFirst = forwardFirstOf(format, parsed, model, deps.tokens.counterFor, conversation) ?? undefined;
-      if (forwardedFirst) {
-        outcome = { ...outcome, forwardedFirst };
-        early = send(upstream, raw);
+      // Past its trigger, a conversation's request may go upstream on its last decision.
+      const reusedFirst = forwardedFirst ? undefined : reuseFirst(deps.pipeline, format, { caller, conversation, arrival, parsed, model });
+      if (forwardedFirst || reusedFirst) {
+        outcome = { ...outcome, forwardedFirst: forwardedFirst ?? 'reused' };
+        early = send(upstream, reusedFirst?.body ?? raw);
         // Settled below; a rejection while prepare() runs must not go unhandled.
         early.catch(() => undefined);
         // undici writes a request on a reused keep-alive connection from the event loop's check
@@ -152,6 +155,7 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
         model,
         signal,
         forwardedFirst,
+        reusedFirst,
         bytes: raw.length,
         apiHeaders: apiHeadersOf(req.headers),
       });
@@ -161,8 +165,8 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
       // A view that leaves something out goes with recap_recall, which recap answers inside the reply (rule 13).
       const recall = view && plan.recall && format.recall ? { wire: format.recall, turn: recallTurn(plan.recall, format.recall, view, deps, shortId) } : undefined;
       finishRecall = recall ? () => recall.turn.finish() : undefined;
-      const forwarded = view ? (recall ? recall.wire.body(parsed, view) : format.withView(parsed, view)) : raw;
-      const first = await (early ?? send(upstream, forwarded, shortId));
+      const forwarded = () => (view ? (recall ? recall.wire.body(parsed, view) : format.withView(parsed, view)) : raw);
+      const first = await (early ?? send(upstream, forwarded(), shortId));
 
       const observer = plan.observe(first.statusCode, first.headers);
       const response = recall

@@ -131,7 +131,7 @@ async function asSent<T>(ctx: StepContext, a: Analysis<T>, record: ConversationR
 }
 
 /** `d`, knowing the most compacted of the candidates when it is ahead of `d`'s base. */
-function withFurthest<T>(d: Decision<T>, all: readonly CandidateCosts[]): Decision<T> {
+export function withFurthest<T>(d: Decision<T>, all: readonly CandidateCosts[]): Decision<T> {
   const furthest = all[all.length - 1]!.base;
   return furthest.covered > d.base.covered || furthest.cleared.size > d.base.cleared.size ? { ...d, furthest } : d;
 }

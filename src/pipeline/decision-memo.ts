@@ -1,3 +1,4 @@
+import type { NeutralItem } from '../compaction/items.js';
 import type { ModelConfig } from '../config/config.js';
 import type { DecisionNote } from './analysis-memo.js';
 import type { Checkpoint } from '../store/store.js';
@@ -16,7 +17,7 @@ import { type Base, type CandidateCosts, checkpointBase, chooseBase } from './ch
 // trigger lines of this request are applied to exactly as decide.ts would.
 
 /** What tells stored checkpoints apart (a record read anew has new objects for the same checkpoints). */
-function identityOf(cp: Checkpoint | null): string | null {
+export function identityOf(cp: Checkpoint | null): string | null {
   if (cp === null) return null;
   return [cp.chainHash, cp.covered, cp.prefix ?? '', cp.createdAt, cp.summaryTokens, cp.kept?.length ?? 0, cp.cleared?.length ?? 0, cp.pendingUntil ?? ''].join(':');
 }
@@ -41,6 +42,7 @@ export function noteOf<T>(
     restLength: a.rest.length,
     candidates: all.map((c) => ({ checkpoint: identityOf(c.base.checkpoint), tokens: c.tokens })),
     chosen,
+    checkpoints: all.slice(1).map((c) => c.base.checkpoint!),
     view,
   };
 }
@@ -70,7 +72,7 @@ export function takeOver<T>(r: TakeOverInput<T>): { all: CandidateCosts[]; choic
   for (let i = note.restLength; i < tokens.length; i++) added += tokens[i]!;
   // The client's own view is counted afresh: a count that moved shows here first.
   if (note.candidates[0]!.tokens + added !== r.raw) return undefined;
-  if (renamesAClearedResult(a, note.restLength)) return undefined;
+  if (renamesAClearedResult(a.restNeutral, note.restLength)) return undefined;
   const bases: Base[] = [{ covered: 0, kept: [], cleared: new Set(), summary: a.clientSummary, checkpoint: null }, ...r.matching.map((cp) => checkpointBase(a, cp))];
   const all = bases.map((base, k) => ({ base, tokens: note.candidates[k]!.tokens + added }));
   const { choice, fits } = chooseBase(all, r.trigger, r.ownTrigger);
@@ -83,8 +85,7 @@ export function takeOver<T>(r: TakeOverInput<T>): { all: CandidateCosts[]; choic
  * A cleared result's stub names the tool of the last call with its id: a new item that calls with
  * such an id again would change a stub that the note's counts were made with.
  */
-function renamesAClearedResult<T>(a: Analysis<T>, from: number): boolean {
-  const items = a.restNeutral;
+export function renamesAClearedResult(items: readonly NeutralItem[], from: number): boolean {
   const ids = new Set<string>();
   for (let i = from; i < items.length; i++) for (const call of items[i]!.calls) ids.add(call.id);
   if (ids.size === 0) return false;

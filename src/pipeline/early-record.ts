@@ -25,6 +25,15 @@ type LoadedRecord = Awaited<ReturnType<Records['load']>>;
 export interface RecordRead {
   key: ConversationKey;
   record: Promise<LoadedRecord>;
+  /** When it was issued: in this process's sequence of record writes (write-sequence.ts), and in ms. */
+  seq: number;
+  at: number;
+}
+
+/** Issues a read of the record kept under `key`. */
+export function readRecord(records: Pick<Records, 'load' | 'writes'>, key: ConversationKey): RecordRead {
+  const seq = records.writes.now();
+  return { key, record: records.load(key), seq, at: Date.now() };
 }
 
 /** What is known of a request with a named conversation as it arrives. */
@@ -50,7 +59,7 @@ export interface EarlyRecords {
 const noOpening = (): readonly string[] => [];
 
 /** `entries`: how many conversations are remembered, the least recently settled forgotten first. */
-export function createEarlyRecords(records: Pick<Records, 'load'>, secret: string, entries: number): EarlyRecords {
+export function createEarlyRecords(records: Pick<Records, 'load' | 'writes'>, secret: string, entries: number): EarlyRecords {
   // Insertion order: the first is the least recently settled.
   const keys = new Map<string, ConversationKey>();
   return {
@@ -64,7 +73,7 @@ export function createEarlyRecords(records: Pick<Records, 'load'>, secret: strin
       const key = keys.get(slot);
       let read: RecordRead | undefined;
       if (key) {
-        read = { key, record: records.load(key) };
+        read = readRecord(records, key);
         // Left unused (another key, forwarded first, a request that failed first), nothing awaits it.
         read.record.catch(() => undefined);
       }

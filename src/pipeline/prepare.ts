@@ -13,9 +13,11 @@ import { ANALYSIS_MEMOS } from './analysis-memo.js';
 import { type Analysis, analyzeSteps } from './analyze.js';
 import { auditKey } from './audit.js';
 import { type Decision, decide } from './decide.js';
-import type { Arrival, RecordRead } from './early-record.js';
+import { type Arrival, type RecordRead, readRecord } from './early-record.js';
 import { canForwardFirst, type ForwardFirst } from './forward-first.js';
 import type { PipelineDeps } from './pipeline-deps.js';
+import { decideReusedFirst } from './decide-reused-first.js';
+import { outsideItems, type ReusedFirst } from './reuse-first.js';
 import { type SharedPrefixSource, sharedPrefixSource } from './shared-prefix.js';
 import { createRoutePlan, type PathDeps, type PlanTokens, type RoutePlan } from './route-plan.js';
 import { type StepContext, type SummarizerTally, summarizerRecorder } from './step-context.js';
@@ -38,6 +40,8 @@ export interface PrepareInput {
   bytes: number;
   /** Of the client's headers, those its API reads the body by (shared-prefix.ts): a summarizer call on the conversation's prefix sends them too. */
   apiHeaders?: Readonly<Record<string, string>> | undefined;
+  /** The request went upstream on its conversation's last decision (reuse-first.ts). */
+  reusedFirst?: ReusedFirst | undefined;
 }
 
 /** A request recap forwards as it came: counted, with its budget when the model has one. */
@@ -65,7 +69,7 @@ export function prefetchRecord(deps: PipelineDeps, input: PrepareInput & { model
   if (input.forwardedFirst || !identity.keepsRecords || input.model.compaction.strategy === 'off') return undefined;
   const key = recordKey(deps, input.model, identity);
   if (early && early.key.tenant === key.tenant && early.key.conversation === key.conversation) return early;
-  return { key, record: deps.records.load(key) };
+  return readRecord(deps.records, key);
 }
 
 /** What a route hands the engine of one request. */
@@ -77,7 +81,9 @@ export interface CompactionRequest<T> {
   budget: Budget;
   recall?: RecallOffer | undefined;
   /** The record, read already (prefetchRecord). */
-  record?: Promise<LoadedRecord> | undefined;
+  record?: RecordRead | undefined;
+  /** The request's bytes outside its items (reuse-first.ts), worked out when a decision is noted. */
+  outside?: (() => readonly [Buffer, Buffer] | null) | undefined;
   /** The request as recap forwards it, when the model summarizes on its cached prefix. */
   sharedPrefix?: SharedPrefixSource | undefined;
 }
@@ -131,8 +137,11 @@ async function planConversation<T>(deps: PathDeps, input: PrepareInput & { model
       },
     };
   }
-  const { ctx, a, decision } = await analyzeAndDecide(deps, input, request);
+  const { ctx, a, decision, verified } = await analyzeAndDecide(deps, input, request);
   const recall = request.recall && recallFor(a, decision, model, counted, budget, request.recall);
+  const note = (ok: boolean) => noteForReuseFirst(deps, a, request, ok, { view: budgets.view, own: budgets.own }, recall !== undefined);
+  if (typeof verified === 'boolean') note(verified);
+  else void verified.then(note);
   return createRoutePlan({
     deps,
     tokens: counted,
@@ -149,7 +158,7 @@ async function analyzeAndDecide<T>(
   deps: PipelineDeps,
   input: PrepareInput & { model: ModelConfig },
   request: CompactionRequest<T>,
-): Promise<{ ctx: StepContext; a: Analysis<T>; decision: Decision<T> }> {
+): Promise<{ ctx: StepContext; a: Analysis<T>; decision: Decision<T>; verified: boolean | Promise<boolean> }> {
   const { model } = input;
   const { identity, counted, budget } = request;
   const ctx = { ...stepContext(deps, input, model, counted.counter, identity), sharedPrefix: request.sharedPrefix };
@@ -169,8 +178,37 @@ async function analyzeAndDecide<T>(
     ctx.pause,
   );
   const budgets = viewBudgets(budget, model, request.recall);
-  const decision = await decide(ctx, a, budgets.view, request.record, input.forwardedFirst !== undefined, budgets);
-  return { ctx, a, decision };
+  if (input.reusedFirst) {
+    const record = request.record?.record ?? deps.records.load(ctx.key);
+    const { decision, verified } = await decideReusedFirst(ctx, a, budgets.view, budgets.own, input.reusedFirst, record);
+    return { ctx, a, decision, verified };
+  }
+  const decision = await decide(ctx, a, budgets.view, request.record?.record, input.forwardedFirst !== undefined, budgets);
+  // A note made now was made from the record read for this request, when it was read beforehand.
+  return { ctx, a, decision, verified: request.record !== undefined };
+}
+
+/**
+ * Notes the request's decision for the conversation's next request to go upstream on
+ * (reuse-first.ts), when it was made from a record read issued for this request and that read
+ * found what the decision was made from.
+ */
+function noteForReuseFirst<T>(deps: PipelineDeps, a: Analysis<T>, request: CompactionRequest<T>, verified: boolean, lines: { view: number; own: number }, recall: boolean): void {
+  const note = a.memo.decision;
+  const read = request.record;
+  if (!note || !verified || !read) return;
+  const outside = request.outside?.();
+  if (!outside) return;
+  a.memo.reuseFirst = {
+    note,
+    outside: [Buffer.from(outside[0]), Buffer.from(outside[1])],
+    lines,
+    recall,
+    recallEnabled: note.model.recall.enabled,
+    writes: deps.records.writes,
+    seq: read.seq,
+    readAt: read.at,
+  };
 }
 
 /** The recall session of a view that leaves something out (rule 13), else undefined: the tool is injected only then. */
@@ -232,7 +270,10 @@ export async function prepareRequest<T, P extends ParsedRequest>(
     return planUntouched(deps, input, counted, model ? deps.tokens.budgetFor(model, parsed.body, counted.toolsTokens) : undefined);
   }
   // Worked out from the header as it arrived, when it named the conversation.
-  const identity = arrival?.identity ?? identifyBy(input.caller, input.conversation, () => format.opening(parsed, items), { secret: deps.secret, route: format.items.route });
+  const identity =
+    input.reusedFirst?.identity ??
+    arrival?.identity ??
+    identifyBy(input.caller, input.conversation, () => format.opening(parsed, items), { secret: deps.secret, route: format.items.route });
   const read = prefetchRecord(deps, { ...input, model }, identity, arrival?.take());
   // Calibration is the tenant's own (tokens/calibration.ts): no other tenant's traffic moves its counts.
   const counters = deps.tokens.forTenant(identity.tenant);
@@ -246,5 +287,9 @@ export async function prepareRequest<T, P extends ParsedRequest>(
   // The injected tool is planned for as one of the request's tools (rule 3).
   const budget = deps.tokens.budgetFor(model, parsed.body, counted.toolsTokens + (recall?.toolTokens ?? 0));
   const sharedPrefix = sharedPrefixSource(format, parsed, model, recall, input.apiHeaders ?? {});
-  return planCompaction(deps, { ...input, model }, { items, wire: format.items, identity, counted, budget, recall, record: read?.record, sharedPrefix });
+  return planCompaction(
+    deps,
+    { ...input, model },
+    { items, wire: format.items, identity, counted, budget, recall, record: read, sharedPrefix, outside: () => outsideItems(parsed, format.itemsKey) },
+  );
 }

@@ -12,6 +12,7 @@ import {
   StoreUnavailableError,
 } from '../store/store.js';
 import { traceStore } from '../tracing/spans.js';
+import { createWriteSequence, type WriteSequence } from './write-sequence.js';
 
 // The store as the request path sees it: every failure is absorbed (logged, counted) and turned
 // into "no record" / "not written", so that a store outage never fails or hangs a request (rule 8).
@@ -35,7 +36,12 @@ export interface Records {
   unlock(key: ConversationKey, id: string, token: string): Promise<void>;
   /** Deletes the record; whether one existed, or 'unavailable'. */
   forget(key: ConversationKey): Promise<boolean | 'unavailable'>;
+  /** This process's writes of records, numbered (write-sequence.ts). */
+  readonly writes: Pick<WriteSequence, 'now' | 'writtenSince'>;
 }
+
+/** Conversations whose last write this process remembers: beyond them a write is assumed. */
+const WRITES_REMEMBERED = 16_384;
 
 export function createRecords(store: Store, metrics: Metrics, logger: Logger, bound: RecordBound): Records {
   async function guarded<T>(op: string, work: () => Promise<T>, fallback: T): Promise<T> {
@@ -51,16 +57,28 @@ export function createRecords(store: Store, metrics: Metrics, logger: Logger, bo
     }
   }
   const onBranchOf = (links: readonly string[]) => (cp: Checkpoint) => applies(cp, links);
+  const writes = createWriteSequence(WRITES_REMEMBERED);
+  /** A write, numbered as it starts and as it ends, however it ends. */
+  async function written<T>(key: ConversationKey, write: () => Promise<T>): Promise<T> {
+    writes.mark(key);
+    try {
+      return await write();
+    } finally {
+      writes.mark(key);
+    }
+  }
   return {
     store,
+    writes,
     load: (key) => guarded<ConversationRecord | null | 'unavailable'>('load', () => store.load(key), 'unavailable'),
-    add: (key, cp, links) => guarded('add_checkpoint', async () => (await store.updateCheckpoints(key, addEdit(cp, bound, onBranchOf(links)))).ok, false),
-    confirm: (key, cp, links) => guarded('confirm_checkpoint', async () => (await store.updateCheckpoints(key, confirmEdit(cp, bound, onBranchOf(links)))).ok, false),
-    discard: (key, token) => guarded('discard_checkpoint', async () => (await store.updateCheckpoints(key, discardEdit(token))).ok, false),
+    add: (key, cp, links) => written(key, () => guarded('add_checkpoint', async () => (await store.updateCheckpoints(key, addEdit(cp, bound, onBranchOf(links)))).ok, false)),
+    confirm: (key, cp, links) =>
+      written(key, () => guarded('confirm_checkpoint', async () => (await store.updateCheckpoints(key, confirmEdit(cp, bound, onBranchOf(links)))).ok, false)),
+    discard: (key, token) => written(key, () => guarded('discard_checkpoint', async () => (await store.updateCheckpoints(key, discardEdit(token))).ok, false)),
     readLocks: (key) => guarded<LockTable | 'unavailable'>('read_locks', () => store.readLocks(key), 'unavailable'),
     tryLock: (key, claim, ttl) => guarded<LockGrant | 'unavailable'>('lock', () => store.tryLock(key, claim, ttl), 'unavailable'),
     renewLock: (key, id, token, ttl) => guarded<boolean | 'unavailable'>('renew_lock', () => store.renewLock(key, id, token, ttl), 'unavailable'),
     unlock: (key, id, token) => guarded('unlock', () => store.unlock(key, id, token), undefined),
-    forget: (key) => guarded<boolean | 'unavailable'>('delete', () => store.delete(key), 'unavailable'),
+    forget: (key) => written(key, () => guarded<boolean | 'unavailable'>('delete', () => store.delete(key), 'unavailable')),
   };
 }

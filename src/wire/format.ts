@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ItemsOnArrival } from '../body/items-on-arrival.js';
+import type { Member } from '../body/scan.js';
 import type { SeenItems } from '../body/seen-items.js';
 import type { NeutralItem } from '../compaction/items.js';
 import type { ModelConfig } from '../config/config.js';
@@ -25,6 +26,8 @@ export type UpstreamApi = 'openai' | 'anthropic';
 export interface ParsedRequest<B extends RequestBody = RequestBody> {
   body: B;
   raw: Buffer;
+  /** The body's top-level members with their spans in `raw`, when the format keeps them. */
+  members?: readonly Member[] | null | undefined;
 }
 
 /** What every compacting API's body carries: the model it names and the limits of its reply (rule 3). */

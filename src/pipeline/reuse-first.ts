@@ -1,0 +1,106 @@
+import type { Caller } from '../auth/caller.js';
+import type { NeutralItem } from '../compaction/items.js';
+import type { ModelConfig } from '../config/config.js';
+import { type Identity, identifyBy, type NamedConversation } from '../conversation/identify.js';
+import { isLive } from '../store/checkpoints.js';
+import type { ConversationKey } from '../store/store.js';
+import type { ParsedRequest, WireFormat } from '../wire/format.js';
+import { ANALYSIS_MEMOS, type AnalysisMemos, type ReuseFirstNote } from './analysis-memo.js';
+import { lowestTriggerRatio } from './cost-plan.js';
+import { renamesAClearedResult } from './decision-memo.js';
+import type { Arrival } from './early-record.js';
+import type { PathDeps } from './route-plan.js';
+import { calibrates } from './token-service.js';
+
+// A conversation past its trigger reuses one stored summary request after request, each adding a
+// few items. Its request goes upstream before it is counted or its record is read when its view
+// is provably the one its previous request's was plus the new items (decision-memo.ts takes the
+// same decision over once counted, prepare.ts):
+// - the previous request's record was read in this process, the decision was made from it, the
+//   next read (that request's own, or a later one's) found the same checkpoints, and this process
+//   has written none of the conversation's records since that read was issued (write-sequence.ts),
+//   nor has its time to live run out since;
+// - this request starts with all of the previous one's items (the same objects) and has the same
+//   bytes outside its items (the same model, limits, tools and recall offer, hence the same budget);
+// - upper bounds of what the new items add (the format's prompt bound, as forward-first.ts uses it)
+//   keep the view forwarded below the lowest trigger line it may be planned by, while the less
+//   compacted candidates, which only grew, stay above the highest;
+// - no new item calls with the id of a result the view may show as a stub (decision-memo.ts).
+// Another replica may have written the record after that read: a checkpoint it added is further
+// compacted and changes no choice (the least compacted candidate that fits wins); one it deleted is
+// used by at most this request, whose own read then drops the note (docs/design.md).
+
+/** A request that went upstream on its conversation's last decision: what prepare() plans it with. */
+export interface ReusedFirst {
+  identity: Identity;
+  /** The view forwarded: the previous view, then the request's new items. */
+  view: readonly unknown[];
+  note: ReuseFirstNote;
+  /** What went upstream. */
+  body: Buffer;
+}
+
+export interface ReuseFirstInput<P> {
+  caller: Caller;
+  conversation: NamedConversation | undefined;
+  arrival: Arrival | undefined;
+  parsed: P;
+  model: ModelConfig | undefined;
+}
+
+/** The bytes of `parsed` before and after its items' array, or null when its members are unknown. */
+export function outsideItems(parsed: ParsedRequest, itemsKey: string): readonly [Buffer, Buffer] | null {
+  const member = parsed.members?.find((m) => m.key === itemsKey);
+  if (!member) return null;
+  return [parsed.raw.subarray(0, member.value.start), parsed.raw.subarray(member.value.end)];
+}
+
+/** The request on its conversation's last decision, when that provably stands; undefined when it must be planned first. */
+export function reuseFirst<T, P extends ParsedRequest>(
+  deps: PathDeps,
+  format: WireFormat<T, P>,
+  input: ReuseFirstInput<P>,
+  memos: AnalysisMemos = ANALYSIS_MEMOS,
+): ReusedFirst | undefined {
+  const { model, parsed } = input;
+  if (!model || model.compaction.strategy === 'off' || model.compaction.mode === 'audit' || calibrates(model)) return undefined;
+  const items = format.compactable(parsed);
+  if (!items) return undefined;
+  const identity = input.arrival?.identity ?? identifyBy(input.caller, input.conversation, () => format.opening(parsed, items), { secret: deps.secret, route: format.items.route });
+  if (!identity.keepsRecords) return undefined;
+  const key: ConversationKey = { tenant: identity.tenant, conversation: identity.conversation };
+  const memo = memos.prior(`${format.items.route}\n${key.tenant}\n${key.conversation}`, items as readonly object[]);
+  const first = memo?.reuseFirst;
+  if (!memo || !first || first.note !== memo.decision || first.note.model !== model || first.recallEnabled !== model.recall.enabled) return undefined;
+  const { note } = first;
+  // Memos are the process's; write sequences are each runtime's (tests run replicas side by side).
+  if (first.writes !== deps.records.writes || deps.records.writes.writtenSince(key, first.seq)) return undefined;
+  const now = Date.now();
+  if (now - first.readAt >= deps.config.store.ttl_seconds * 1000 || !note.checkpoints.every((cp) => isLive(cp, now))) return undefined;
+  if (memo.items.length !== note.pinnedCount + note.restLength) return undefined;
+  const outside = outsideItems(parsed, format.itemsKey);
+  if (!outside || !outside[0].equals(first.outside[0]) || !outside[1].equals(first.outside[1])) return undefined;
+  const added = items.slice(memo.items.length);
+  if (
+    callsAgainAClearedId(
+      memo.neutral.slice(note.pinnedCount),
+      added.map((item) => format.items.describe(item)),
+    )
+  )
+    return undefined;
+  const bound = format.promptBound(parsed, deps.tokens.counterFor(model.encoding));
+  if (bound === null) return undefined;
+  // What the new items add to every candidate: the client's own view's growth, at most.
+  const most = bound.messages - note.candidates[0]!.tokens;
+  if (note.candidates[note.chosen]!.tokens + most > lowestTriggerRatio(model) * first.lines.view) return undefined;
+  const highest = model.compaction.trigger_ratio;
+  for (let k = 0; k < note.chosen; k++) if (note.candidates[k]!.tokens <= highest * (k === 0 ? first.lines.own : first.lines.view)) return undefined;
+  const view = (note.view as T[]).concat(added);
+  const body = first.recall && format.recall ? format.recall.body(parsed, view) : format.withView(parsed, view);
+  return { identity, view, note: first, body };
+}
+
+/** Whether a new item calls with the id of an earlier result: its stub would name the new call's tool. */
+function callsAgainAClearedId(rest: readonly NeutralItem[], added: readonly NeutralItem[]): boolean {
+  return added.some((n) => n.calls.length > 0) && renamesAClearedResult(rest.concat(added), rest.length);
+}

@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { conversationIdHash, conversationIdText, tenantOf } from '../src/conversation/identify.js';
+import type { ConversationKey, ConversationRecord } from '../src/store/store.js';
+import { prose } from './helpers/conversation.js';
+import { type Harness, SUMMARIZER, smallModel, startHarness, TEST_SECRET } from './helpers/harness.js';
+
+// A conversation past its trigger reuses one stored summary request after request: a request that
+// provably has its previous request's view plus its new items goes upstream before it is counted
+// or its record read (src/pipeline/reuse-first.ts), and what reaches the upstream is what planning
+// it would have sent. A write of the record in this process, other bytes outside the messages,
+// or a record another replica changed send the conversation back to planning first.
+
+type Msg = { role: string; content: string };
+const MODEL = 'gpt-test-small';
+// No room kept for a recall answer: the histories are sized against the whole budget.
+const model = { ...smallModel(), recall: { answer_room_tokens: 0 } };
+
+let h: Harness;
+beforeAll(async () => {
+  // Without background preparation: every write of a record is the request path's own.
+  h = await startHarness({ fake: { summarizerModel: SUMMARIZER }, models: [model], extra: { background: { enabled: false } } });
+});
+afterAll(async () => h?.close());
+
+interface RequestLine {
+  msg: string;
+  forwardedFirst?: string;
+}
+
+const requestLines = () => h.logs.lines.map((l) => JSON.parse(l) as RequestLine).filter((l) => l.msg === 'request');
+
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 5));
+}
+
+/** The messages of the last request that reached the upstream. */
+const lastForwarded = (): Msg[] => h.fake.chatRequests().at(-1)!.json.messages as Msg[];
+
+async function send(conversation: string, messages: Msg[], extra: Record<string, unknown> = {}) {
+  const lines = requestLines().length;
+  const res = await fetch(`${h.recap.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-reuse-first', 'x-conversation-id': conversation },
+    body: JSON.stringify({ model: MODEL, messages, ...extra }),
+  });
+  await res.text();
+  await until(() => requestLines().length > lines);
+  return { status: res.status, action: res.headers.get('x-recap-action'), forwardedFirst: requestLines().at(-1)!.forwardedFirst };
+}
+
+/** A conversation grown turn by turn until it has reused its stored summary `reuses` times. */
+async function pastItsTrigger(conversation: string, reuses: number): Promise<{ history: Msg[]; turn: number; sent: Awaited<ReturnType<typeof send>>[] }> {
+  const history: Msg[] = [{ role: 'system', content: 'You are an ops agent.' }];
+  const sent: Awaited<ReturnType<typeof send>>[] = [];
+  let turn = 0;
+  while (sent.filter((s) => s.action === 'reused').length < reuses) {
+    turn++;
+    if (turn > 80) throw new Error(`${conversation} never reused its summary ${reuses} times`);
+    history.push({ role: 'user', content: prose(turn, 40) });
+    sent.push(await send(conversation, history));
+    history.push({ role: 'assistant', content: prose(100 + turn, 15) });
+  }
+  return { history, turn, sent };
+}
+
+/** Holds the store's record reads until the returned function is called. */
+function holdReads(): { release: () => void; held: () => number } {
+  const store = h.recap.runtime.records.store;
+  const load = store.load;
+  let open!: () => void;
+  const gate = new Promise<void>((r) => {
+    open = r;
+  });
+  let held = 0;
+  store.load = (key: ConversationKey): Promise<ConversationRecord | null> => {
+    held++;
+    return gate.then(() => load.call(store, key));
+  };
+  return {
+    held: () => held,
+    release() {
+      store.load = load;
+      open();
+    },
+  };
+}
+
+describe('a reused request going upstream before its record is read', () => {
+  it('forwards the previous view plus the new messages while the record read is still held', async () => {
+    const { history, turn, sent } = await pastItsTrigger('reuse-first-held', 2);
+    // The first reuse was planned; the one after it went first.
+    expect(sent.filter((s) => s.action === 'reused').map((s) => s.forwardedFirst)).toEqual([undefined, 'reused']);
+    const before = lastForwarded();
+    const added: Msg[] = [{ role: 'user', content: prose(turn + 1, 40) }];
+    const reads = holdReads();
+    const forwarded = h.fake.chatRequests().length;
+    const reply = send('reuse-first-held', [...history, ...added]);
+    try {
+      await until(() => h.fake.chatRequests().length > forwarded);
+      expect(reads.held()).toBeGreaterThan(0);
+    } finally {
+      reads.release();
+    }
+    const result = await reply;
+    expect(result).toMatchObject({ status: 200, action: 'reused', forwardedFirst: 'reused' });
+    // The view of the request before (its summary, what it kept), then what this one added.
+    expect(lastForwarded()).toEqual([...before, history.at(-1), ...added]);
+  });
+
+  it('plans first again after this process deleted the conversation, and forwards no summary of it', async () => {
+    const { history, turn } = await pastItsTrigger('reuse-first-deleted', 2);
+    const res = await fetch(`${h.recap.url}/recap/v1/conversations/reuse-first-deleted`, { method: 'DELETE', headers: { authorization: 'Bearer sk-reuse-first' } });
+    expect(res.status).toBe(200);
+    const next = await send('reuse-first-deleted', [...history, { role: 'user', content: prose(turn + 1, 40) }]);
+    expect(next.forwardedFirst).toBeUndefined();
+    expect(next.action).not.toBe('reused');
+  });
+
+  it('plans first when the bytes outside the messages changed', async () => {
+    const { history, turn } = await pastItsTrigger('reuse-first-outside', 2);
+    const next = await send('reuse-first-outside', [...history, { role: 'user', content: prose(turn + 1, 40) }], { temperature: 0.2 });
+    expect(next).toMatchObject({ action: 'reused', forwardedFirst: undefined });
+  });
+
+  it('plans the request after one that found its record changed by another replica', async () => {
+    const { history, turn } = await pastItsTrigger('reuse-first-replica', 2);
+    // Another replica forgets the conversation: this process does not see it happen.
+    const tenant = tenantOf({ authorization: 'Bearer sk-reuse-first' }, TEST_SECRET);
+    const key = { tenant, conversation: conversationIdHash(tenant, conversationIdText('reuse-first-replica'), TEST_SECRET) };
+    expect(await h.recap.runtime.records.store.delete(key)).toBe(true);
+    history.push({ role: 'user', content: prose(turn + 1, 40) });
+    // At most the next request goes on what was read before; it finds the record changed.
+    const stale = await send('reuse-first-replica', history);
+    expect(stale).toMatchObject({ action: 'reused', forwardedFirst: 'reused' });
+    history.push({ role: 'assistant', content: prose(200, 15) }, { role: 'user', content: prose(turn + 2, 40) });
+    const next = await send('reuse-first-replica', history);
+    expect(next.forwardedFirst).toBeUndefined();
+    expect(next.action).not.toBe('reused');
+  });
+});
