@@ -3,6 +3,7 @@ import { conversationIdHash, conversationIdText, tenantOf } from '../src/convers
 import type { ConversationKey, ConversationRecord } from '../src/store/store.js';
 import { prose } from './helpers/conversation.js';
 import { type Harness, SUMMARIZER, smallModel, startHarness, TEST_SECRET } from './helpers/harness.js';
+import { storeOperations } from './helpers/store-operations.js';
 
 // A conversation past its trigger reuses one stored summary request after request: a request that
 // provably has its previous request's view plus its new items goes upstream before it is counted
@@ -122,6 +123,16 @@ describe('a reused request going upstream before its record is read', () => {
     expect(next).toMatchObject({ action: 'reused', forwardedFirst: undefined });
   });
 
+  it('plans the request after one whose turn failed upstream', async () => {
+    const { history, turn } = await pastItsTrigger('reuse-first-failed', 2);
+    h.fake.enqueue({ status: 500, body: { error: { message: 'upstream down', type: 'server_error' } } }, { model: MODEL });
+    history.push({ role: 'user', content: prose(turn + 1, 40) });
+    const failed = await send('reuse-first-failed', history);
+    expect(failed).toMatchObject({ status: 500, forwardedFirst: 'reused' });
+    const next = await send('reuse-first-failed', history);
+    expect(next).toMatchObject({ status: 200, action: 'reused', forwardedFirst: undefined });
+  });
+
   it('plans the request after one that found its record changed by another replica', async () => {
     const { history, turn } = await pastItsTrigger('reuse-first-replica', 2);
     // Another replica forgets the conversation: this process does not see it happen.
@@ -129,9 +140,11 @@ describe('a reused request going upstream before its record is read', () => {
     const key = { tenant, conversation: conversationIdHash(tenant, conversationIdText('reuse-first-replica'), TEST_SECRET) };
     expect(await h.recap.runtime.records.store.delete(key)).toBe(true);
     history.push({ role: 'user', content: prose(turn + 1, 40) });
-    // At most the next request goes on what was read before; it finds the record changed.
+    // At most the next request goes on what was read before; its own read, once its reply is out, finds the record changed.
+    const reads = await storeOperations(h.recap, 'load');
     const stale = await send('reuse-first-replica', history);
     expect(stale).toMatchObject({ action: 'reused', forwardedFirst: 'reused' });
+    while ((await storeOperations(h.recap, 'load')) <= reads) await new Promise((r) => setTimeout(r, 5));
     history.push({ role: 'assistant', content: prose(200, 15) }, { role: 'user', content: prose(turn + 2, 40) });
     const next = await send('reuse-first-replica', history);
     expect(next.forwardedFirst).toBeUndefined();

@@ -15,15 +15,14 @@ import type { StepContext } from './step-context.js';
 // whether the next request may go first too, which is why the reply waits for no store. Nothing
 // here calls a summarizer or writes: the request is on its way already.
 
-/** The decision `first` was forwarded with, and whether the record, once read, holds the same checkpoints. */
+/** The decision `first` was forwarded with, and how to tell whether the record, once read, holds the same checkpoints. */
 export async function decideReusedFirst<T>(
   ctx: StepContext,
   a: Analysis<T>,
   budget: number,
   own: number,
   first: ReusedFirst,
-  record: Promise<ConversationRecord | null | 'unavailable'>,
-): Promise<{ decision: Decision<T>; verified: Promise<boolean> }> {
+): Promise<{ decision: Decision<T>; verify: (record: Promise<ConversationRecord | null | 'unavailable'>) => Promise<boolean> }> {
   const { note } = first.note;
   // A cut is stored (the view reuses one), so the cost model's lines are those of a later cut.
   const compaction = costPlanning(ctx.deps.config.models, ctx.model, a, budget, false)?.compaction ?? ctx.model.compaction;
@@ -33,18 +32,21 @@ export async function decideReusedFirst<T>(
   const matching = matchingCheckpoints(a, { version: 0, checkpoints: [...note.checkpoints], updatedAt: 0 }, now, a.links);
   const trigger = compaction.trigger_ratio * budget;
   const taken = takeOver({ a, note, model: ctx.model, recall: a.recall, matching, raw, trigger, ownTrigger: compaction.trigger_ratio * own });
-  // Off the reply's path: what the record holds tells only whether the next request may go first too.
-  const verified = record.then((stored) => stored !== 'unavailable' && stored !== null && sameCheckpoints(matchingCheckpoints(a, stored, now, a.links), matching));
+  // What the record holds tells only whether the next request may go first too: read off the reply's path.
+  const verify = async (record: Promise<ConversationRecord | null | 'unavailable'>) => {
+    const stored = await record;
+    return stored !== 'unavailable' && stored !== null && sameCheckpoints(matchingCheckpoints(a, stored, Date.now(), a.links), matching);
+  };
   if (taken && sameItems(taken.view, first.view)) {
     a.memo.decision = noteOf(a, ctx.model, a.recall, taken.all, taken.choice, taken.view);
-    return { decision: withFurthest({ action: 'reused', base: taken.choice.base, view: taken.view, viewTokens: taken.choice.tokens, confirm: [] }, taken.all), verified };
+    return { decision: withFurthest({ action: 'reused', base: taken.choice.base, view: taken.view, viewTokens: taken.choice.tokens, confirm: [] }, taken.all), verify };
   }
   // reuse-first.ts proves what takeOver checks; should they ever disagree, the plan still describes
   // what went upstream, and the conversation's next request is planned first.
   ctx.deps.logger.warn({ conversation: ctx.conversation }, 'a request forwarded on its last decision was planned otherwise');
   const base = checkpointBase(a, note.checkpoints[note.chosen - 1]!);
   const viewTokens = await runSliced(viewTokensSteps(a.layout, baseView(a, base)), ctx.pause);
-  return { decision: { action: 'reused', base, view: first.view as T[], viewTokens, confirm: [] }, verified: Promise.resolve(false) };
+  return { decision: { action: 'reused', base, view: first.view as T[], viewTokens, confirm: [] }, verify: async () => false };
 }
 
 function sameCheckpoints(x: readonly Checkpoint[], y: readonly Checkpoint[]): boolean {

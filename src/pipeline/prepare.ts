@@ -18,6 +18,7 @@ import { canForwardFirst, type ForwardFirst } from './forward-first.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { decideReusedFirst } from './decide-reused-first.js';
 import { outsideItems, type ReusedFirst } from './reuse-first.js';
+import { notingReuseFirst } from './reuse-first-note.js';
 import { type SharedPrefixSource, sharedPrefixSource } from './shared-prefix.js';
 import { createRoutePlan, type PathDeps, type PlanTokens, type RoutePlan } from './route-plan.js';
 import { type StepContext, type SummarizerTally, summarizerRecorder } from './step-context.js';
@@ -69,6 +70,8 @@ export function prefetchRecord(deps: PipelineDeps, input: PrepareInput & { model
   if (input.forwardedFirst || !identity.keepsRecords || input.model.compaction.strategy === 'off') return undefined;
   const key = recordKey(deps, input.model, identity);
   if (early && early.key.tenant === key.tenant && early.key.conversation === key.conversation) return early;
+  // One that went upstream on its last decision reads its record once its reply is out (planConversation).
+  if (input.reusedFirst) return undefined;
   return readRecord(deps.records, key);
 }
 
@@ -82,7 +85,7 @@ export interface CompactionRequest<T> {
   recall?: RecallOffer | undefined;
   /** The record, read already (prefetchRecord). */
   record?: RecordRead | undefined;
-  /** The request's bytes outside its items (reuse-first.ts), worked out when a decision is noted. */
+  /** The request's bytes outside its items (reuse-first.ts), a copy of them worked out when a decision is noted. */
   outside?: (() => readonly [Buffer, Buffer] | null) | undefined;
   /** The request as recap forwards it, when the model summarizes on its cached prefix. */
   sharedPrefix?: SharedPrefixSource | undefined;
@@ -137,12 +140,9 @@ async function planConversation<T>(deps: PathDeps, input: PrepareInput & { model
       },
     };
   }
-  const { ctx, a, decision, verified } = await analyzeAndDecide(deps, input, request);
+  const { ctx, a, decision, verify } = await analyzeAndDecide(deps, input, request);
   const recall = request.recall && recallFor(a, decision, model, counted, budget, request.recall);
-  const note = (ok: boolean) => noteForReuseFirst(deps, a, request, ok, { view: budgets.view, own: budgets.own }, recall !== undefined);
-  if (typeof verified === 'boolean') note(verified);
-  else void verified.then(note);
-  return createRoutePlan({
+  const plan = createRoutePlan({
     deps,
     tokens: counted,
     model,
@@ -151,14 +151,26 @@ async function planConversation<T>(deps: PathDeps, input: PrepareInput & { model
     compaction: { ctx, a, decision, budget: budgets.prepare, bytes: input.bytes, counted: asCounted },
     recall,
   });
+  return notingReuseFirst(deps, plan, {
+    a,
+    key: ctx.key,
+    read: request.record,
+    outside: request.outside,
+    lines: { view: budgets.view, own: budgets.own },
+    recall: recall !== undefined,
+    ...(input.reusedFirst && verify ? { first: { went: input.reusedFirst, verify } } : {}),
+  });
 }
 
-/** The request taken apart (analyze.ts) and its view decided (decide.ts). */
+/**
+ * The request taken apart (analyze.ts) and its view decided (decide.ts); for one that went upstream
+ * on its last decision, how to tell from a record read whether its note may let the next go first.
+ */
 async function analyzeAndDecide<T>(
   deps: PipelineDeps,
   input: PrepareInput & { model: ModelConfig },
   request: CompactionRequest<T>,
-): Promise<{ ctx: StepContext; a: Analysis<T>; decision: Decision<T>; verified: boolean | Promise<boolean> }> {
+): Promise<{ ctx: StepContext; a: Analysis<T>; decision: Decision<T>; verify?: (record: Promise<LoadedRecord>) => Promise<boolean> }> {
   const { model } = input;
   const { identity, counted, budget } = request;
   const ctx = { ...stepContext(deps, input, model, counted.counter, identity), sharedPrefix: request.sharedPrefix };
@@ -179,36 +191,16 @@ async function analyzeAndDecide<T>(
   );
   const budgets = viewBudgets(budget, model, request.recall);
   if (input.reusedFirst) {
-    const record = request.record?.record ?? deps.records.load(ctx.key);
-    const { decision, verified } = await decideReusedFirst(ctx, a, budgets.view, budgets.own, input.reusedFirst, record);
-    return { ctx, a, decision, verified };
+    const { decision, verify } = await decideReusedFirst(ctx, a, budgets.view, budgets.own, input.reusedFirst);
+    return { ctx, a, decision, verify };
   }
   const decision = await decide(ctx, a, budgets.view, request.record?.record, input.forwardedFirst !== undefined, budgets);
-  // A note made now was made from the record read for this request, when it was read beforehand.
-  return { ctx, a, decision, verified: request.record !== undefined };
+  return { ctx, a, decision };
 }
 
-/**
- * Notes the request's decision for the conversation's next request to go upstream on
- * (reuse-first.ts), when it was made from a record read issued for this request and that read
- * found what the decision was made from.
- */
-function noteForReuseFirst<T>(deps: PipelineDeps, a: Analysis<T>, request: CompactionRequest<T>, verified: boolean, lines: { view: number; own: number }, recall: boolean): void {
-  const note = a.memo.decision;
-  const read = request.record;
-  if (!note || !verified || !read) return;
-  const outside = request.outside?.();
-  if (!outside) return;
-  a.memo.reuseFirst = {
-    note,
-    outside: [Buffer.from(outside[0]), Buffer.from(outside[1])],
-    lines,
-    recall,
-    recallEnabled: note.model.recall.enabled,
-    writes: deps.records.writes,
-    seq: read.seq,
-    readAt: read.at,
-  };
+/** The bytes `outside` views, copied: a note keeps no client body alive. */
+function copied(outside: readonly [Buffer, Buffer] | null): readonly [Buffer, Buffer] | null {
+  return outside && [Buffer.from(outside[0]), Buffer.from(outside[1])];
 }
 
 /** The recall session of a view that leaves something out (rule 13), else undefined: the tool is injected only then. */
@@ -290,6 +282,16 @@ export async function prepareRequest<T, P extends ParsedRequest>(
   return planCompaction(
     deps,
     { ...input, model },
-    { items, wire: format.items, identity, counted, budget, recall, record: read, sharedPrefix, outside: () => outsideItems(parsed, format.itemsKey) },
+    {
+      items,
+      wire: format.items,
+      identity,
+      counted,
+      budget,
+      recall,
+      record: read,
+      sharedPrefix,
+      outside: () => input.reusedFirst?.note.outside ?? copied(outsideItems(parsed, format.itemsKey)),
+    },
   );
 }

@@ -36,8 +36,8 @@ export interface Records {
   unlock(key: ConversationKey, id: string, token: string): Promise<void>;
   /** Deletes the record; whether one existed, or 'unavailable'. */
   forget(key: ConversationKey): Promise<boolean | 'unavailable'>;
-  /** This process's writes of records, numbered (write-sequence.ts). */
-  readonly writes: Pick<WriteSequence, 'now' | 'writtenSince'>;
+  /** This process's writes of records, and changes it found made elsewhere, numbered (write-sequence.ts). */
+  readonly writes: WriteSequence;
 }
 
 /** Conversations whose last write this process remembers: beyond them a write is assumed. */

@@ -9,7 +9,7 @@ import type { ConversationKey } from '../store/store.js';
 export interface WriteSequence {
   /** The number of the next write: what a read issued now is stamped with. */
   now(): number;
-  /** A write of `key` starts or ends. */
+  /** A write of `key` starts or ends, or a change made elsewhere was found. */
   mark(key: ConversationKey): void;
   /** Whether a write of `key` started or ended at or after `seq`. */
   writtenSince(key: ConversationKey, seq: number): boolean;
