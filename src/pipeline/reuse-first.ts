@@ -16,19 +16,18 @@ import { calibrates } from './token-service.js';
 // few items. Its request goes upstream before it is counted or its record is read when its view
 // is provably the one its previous request's was plus the new items (decision-memo.ts takes the
 // same decision over once counted, prepare.ts):
-// - the previous request's record was read in this process, the decision was made from it, the
-//   next read (that request's own, or a later one's) found the same checkpoints, and this process
-//   has written none of the conversation's records since that read was issued (write-sequence.ts),
-//   nor has its time to live run out since;
+// - the checkpoints of that decision were found in a record read this process issued, none of the
+//   conversation's records was written by this process since (write-sequence.ts), and their time
+//   to live has not run out since (reuse-first-note.ts keeps that read's stamp);
 // - this request starts with all of the previous one's items (the same objects) and has the same
 //   bytes outside its items (the same model, limits, tools and recall offer, hence the same budget);
 // - upper bounds of what the new items add (the format's prompt bound, as forward-first.ts uses it)
 //   keep the view forwarded below the lowest trigger line it may be planned by, while the less
 //   compacted candidates, which only grew, stay above the highest;
 // - no new item calls with the id of a result the view may show as a stub (decision-memo.ts).
-// Another replica may have written the record after that read: a checkpoint it added is further
-// compacted and changes no choice (the least compacted candidate that fits wins); one it deleted is
-// used by at most this request, whose own read then drops the note (docs/design.md).
+// Another replica may have written the record since: a checkpoint it added is further compacted
+// and changes no choice (the least compacted candidate that fits wins); one it deleted is used
+// until a read issued after the change completes (docs/design.md "One request").
 
 /** A request that went upstream on its conversation's last decision: what prepare() plans it with. */
 export interface ReusedFirst {
