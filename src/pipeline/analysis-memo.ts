@@ -67,6 +67,8 @@ export interface ReuseFirstNote {
 export interface AnalysisMemos {
   /** The memo of the key's last request, when this request starts with all of its items. */
   prior(key: string, items: readonly object[]): Memo | undefined;
+  /** Whether any memo's request starts with `first` (the same object): a request starting otherwise has none to find. */
+  startsWith(first: object | undefined): boolean;
   remember(key: string, memo: Memo, bytes: number): void;
 }
 
@@ -87,6 +89,11 @@ export function createAnalysisMemos(bound: { entries: number; bytes: number }): 
       // A pointer compare per item: far cheaper than any of what it saves.
       for (let i = 0; i < memo.items.length; i++) if (memo.items[i] !== items[i]) return undefined;
       return memo;
+    },
+    startsWith(first) {
+      if (first === undefined) return false;
+      for (const { memo } of memos.values()) if (memo.items[0] === first) return true;
+      return false;
     },
     remember(key, memo, bytes) {
       drop(key);

@@ -64,7 +64,8 @@ export function reuseFirst<T, P extends ParsedRequest>(
   const { model, parsed } = input;
   if (!model || model.compaction.strategy === 'off' || model.compaction.mode === 'audit' || calibrates(model)) return undefined;
   const items = format.compactable(parsed);
-  if (!items) return undefined;
+  // Before working out who asks: a conversation this process has not analysed lately never hashes its opening here.
+  if (!items || !memos.startsWith(items[0] as object | undefined)) return undefined;
   const identity = input.arrival?.identity ?? identifyBy(input.caller, input.conversation, () => format.opening(parsed, items), { secret: deps.secret, route: format.items.route });
   if (!identity.keepsRecords) return undefined;
   const key: ConversationKey = { tenant: identity.tenant, conversation: identity.conversation };
