@@ -13,7 +13,9 @@ import type { PathDeps } from './route-plan.js';
 const config = parseConfig(
   JSON.stringify({
     upstreams: { up: { base_url: 'http://127.0.0.1:9/v1' } },
-    models: [{ match: 'm', upstream: 'up', context_window: 10_000, max_output_tokens: 100, encoding: 'o200k_base', compaction: { strategy: 'summarize', summarizer: { model: 'm' } } }],
+    models: [
+      { match: 'm', upstream: 'up', context_window: 10_000, max_output_tokens: 100, encoding: 'o200k_base', compaction: { strategy: 'summarize', summarizer: { model: 'm' } } },
+    ],
   }),
   'test.json',
   {},
@@ -40,7 +42,12 @@ describe('going upstream on the last decision', () => {
     const deps = { config, secret: 's'.repeat(32) } as unknown as PathDeps;
     const memos = createAnalysisMemos({ entries: 4, bytes: 1 << 20 });
     const caller = { kind: 'credential', credential: 'sk-a' } as never;
-    const went = reuseFirst(deps, formatOpening(() => opened++), { caller, conversation: undefined, arrival: undefined, parsed, model }, memos);
+    const went = reuseFirst(
+      deps,
+      formatOpening(() => opened++),
+      { caller, conversation: undefined, arrival: undefined, parsed, model },
+      memos,
+    );
     expect(went).toBeUndefined();
     expect(opened).toBe(0);
   });
