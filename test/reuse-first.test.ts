@@ -37,12 +37,18 @@ async function until(done: () => boolean): Promise<void> {
 /** The messages of the last request that reached the upstream. */
 const lastForwarded = (): Msg[] => h.fake.chatRequests().at(-1)!.json.messages as Msg[];
 
-async function send(conversation: string, messages: Msg[], extra: Record<string, unknown> = {}) {
+type Route = 'chat' | 'responses';
+const ROUTES: Record<Route, { path: string; items: string; forwarded: () => { body: string }[] }> = {
+  chat: { path: '/v1/chat/completions', items: 'messages', forwarded: () => h.fake.chatRequests() },
+  responses: { path: '/v1/responses', items: 'input', forwarded: () => h.fake.responsesRequests() },
+};
+
+async function send(conversation: string, messages: Msg[], extra: Record<string, unknown> = {}, route: Route = 'chat') {
   const lines = requestLines().length;
-  const res = await fetch(`${h.recap.url}/v1/chat/completions`, {
+  const res = await fetch(`${h.recap.url}${ROUTES[route].path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer sk-reuse-first', 'x-conversation-id': conversation },
-    body: JSON.stringify({ model: MODEL, messages, ...extra }),
+    body: JSON.stringify({ model: MODEL, [ROUTES[route].items]: messages, ...extra }),
   });
   await res.text();
   await until(() => requestLines().length > lines);
@@ -50,7 +56,7 @@ async function send(conversation: string, messages: Msg[], extra: Record<string,
 }
 
 /** A conversation grown turn by turn until it has reused its stored summary `reuses` times. */
-async function pastItsTrigger(conversation: string, reuses: number): Promise<{ history: Msg[]; turn: number; sent: Awaited<ReturnType<typeof send>>[] }> {
+async function pastItsTrigger(conversation: string, reuses: number, route: Route = 'chat'): Promise<{ history: Msg[]; turn: number; sent: Awaited<ReturnType<typeof send>>[] }> {
   const history: Msg[] = [{ role: 'system', content: 'You are an ops agent.' }];
   const sent: Awaited<ReturnType<typeof send>>[] = [];
   let turn = 0;
@@ -58,7 +64,7 @@ async function pastItsTrigger(conversation: string, reuses: number): Promise<{ h
     turn++;
     if (turn > 80) throw new Error(`${conversation} never reused its summary ${reuses} times`);
     history.push({ role: 'user', content: prose(turn, 40) });
-    sent.push(await send(conversation, history));
+    sent.push(await send(conversation, history, {}, route));
     history.push({ role: 'assistant', content: prose(100 + turn, 15) });
   }
   return { history, turn, sent };
@@ -106,6 +112,31 @@ describe('a reused request going upstream before its record is read', () => {
     expect(result).toMatchObject({ status: 200, action: 'reused', forwardedFirst: 'reused' });
     // The view of the request before (its summary, what it kept), then what this one added.
     expect(lastForwarded()).toEqual([...before, history.at(-1), ...added]);
+  });
+
+  it('forwards the very bytes that planning the request first forwards', async () => {
+    const route = 'chat';
+    const conversation = 'reuse-first-bytes';
+    const { history, turn } = await pastItsTrigger(conversation, 2, route);
+    history.push({ role: 'user', content: prose(turn + 1, 40) });
+    expect(await send(conversation, history, {}, route)).toMatchObject({ action: 'reused', forwardedFirst: 'reused' });
+    const went = ROUTES[route].forwarded().at(-1)!.body;
+    // The same request again, as if this process had written the record since: planned first.
+    const writes = h.recap.runtime.records.writes;
+    const writtenSince = writes.writtenSince;
+    writes.writtenSince = () => true;
+    try {
+      expect(await send(conversation, history, {}, route)).toMatchObject({ action: 'reused', forwardedFirst: undefined });
+    } finally {
+      writes.writtenSince = writtenSince;
+    }
+    expect(ROUTES[route].forwarded().at(-1)!.body).toBe(went);
+  });
+
+  it('plans every request first on a route whose prompt it cannot bound (Responses)', async () => {
+    const { history, turn } = await pastItsTrigger('reuse-first-responses', 2, 'responses');
+    history.push({ role: 'user', content: prose(turn + 1, 40) });
+    expect(await send('reuse-first-responses', history, {}, 'responses')).toMatchObject({ action: 'reused', forwardedFirst: undefined });
   });
 
   it('plans first again after this process deleted the conversation, and forwards no summary of it', async () => {
