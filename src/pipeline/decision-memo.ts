@@ -72,7 +72,7 @@ export function takeOver<T>(r: TakeOverInput<T>): { all: CandidateCosts[]; choic
   for (let i = note.restLength; i < tokens.length; i++) added += tokens[i]!;
   // The client's own view is counted afresh: a count that moved shows here first.
   if (note.candidates[0]!.tokens + added !== r.raw) return undefined;
-  if (renamesAClearedResult(a.restNeutral, note.restLength)) return undefined;
+  if (renamesAClearedResult(a.restNeutral, 0, note.restLength, a.restNeutral.slice(note.restLength))) return undefined;
   const bases: Base[] = [{ covered: 0, kept: [], cleared: new Set(), summary: a.clientSummary, checkpoint: null }, ...r.matching.map((cp) => checkpointBase(a, cp))];
   const all = bases.map((base, k) => ({ base, tokens: note.candidates[k]!.tokens + added }));
   const { choice, fits } = chooseBase(all, r.trigger, r.ownTrigger);
@@ -82,14 +82,15 @@ export function takeOver<T>(r: TakeOverInput<T>): { all: CandidateCosts[]; choic
 }
 
 /**
- * A cleared result's stub names the tool of the last call with its id: a new item that calls with
- * such an id again would change a stub that the note's counts were made with.
+ * A cleared result's stub names the tool of the last call with its id: a new item (of `added`)
+ * that calls with the id of a result among `items[from..to)` would change a stub that the note's
+ * counts were made with.
  */
-export function renamesAClearedResult(items: readonly NeutralItem[], from: number): boolean {
+export function renamesAClearedResult(items: readonly NeutralItem[], from: number, to: number, added: readonly NeutralItem[]): boolean {
   const ids = new Set<string>();
-  for (let i = from; i < items.length; i++) for (const call of items[i]!.calls) ids.add(call.id);
+  for (const item of added) for (const call of item.calls) ids.add(call.id);
   if (ids.size === 0) return false;
-  for (let i = 0; i < from; i++) {
+  for (let i = from; i < to; i++) {
     const of = items[i]!.resultOf;
     if (of !== null && ids.has(of)) return true;
   }

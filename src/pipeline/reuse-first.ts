@@ -1,5 +1,4 @@
 import type { Caller } from '../auth/caller.js';
-import type { NeutralItem } from '../compaction/items.js';
 import type { ModelConfig } from '../config/config.js';
 import { type Identity, identifyBy, type NamedConversation } from '../conversation/identify.js';
 import { isLive } from '../store/checkpoints.js';
@@ -81,9 +80,12 @@ export function reuseFirst<T, P extends ParsedRequest>(
   const outside = outsideItems(parsed, format.itemsKey);
   if (!outside || !outside[0].equals(first.outside[0]) || !outside[1].equals(first.outside[1])) return undefined;
   const added = items.slice(memo.items.length);
+  // A new call with the id of an earlier result (the memo's items after the pinned block) would rename its stub.
   if (
-    callsAgainAClearedId(
-      memo.neutral.slice(note.pinnedCount),
+    renamesAClearedResult(
+      memo.neutral,
+      note.pinnedCount,
+      memo.items.length,
       added.map((item) => format.items.describe(item)),
     )
   )
@@ -98,9 +100,4 @@ export function reuseFirst<T, P extends ParsedRequest>(
   const view = (note.view as T[]).concat(added);
   const body = first.recall && format.recall ? format.recall.body(parsed, view) : format.withView(parsed, view);
   return { identity, view, note: first, body };
-}
-
-/** Whether a new item calls with the id of an earlier result: its stub would name the new call's tool. */
-function callsAgainAClearedId(rest: readonly NeutralItem[], added: readonly NeutralItem[]): boolean {
-  return added.some((n) => n.calls.length > 0) && renamesAClearedResult(rest.concat(added), rest.length);
 }
