@@ -47,6 +47,17 @@ describe('identify', () => {
     expect(first.explicit).toBe(false);
   });
 
+  it('hashes a conversation asked for before under another secret afresh, by header and by opening', () => {
+    const other = { ...opts, secret: 'another-server-secret' };
+    for (const h of [{ authorization: 'Bearer k', 'x-conversation-id': 'conv-s' }, { authorization: 'Bearer k' }]) {
+      const first = identify(h, msgs, opts).conversation;
+      const underOther = identify(h, msgs, other).conversation;
+      expect(underOther).not.toBe(first);
+      expect(identify(h, msgs, opts).conversation).toBe(first);
+      expect(identify(h, msgs, other).conversation).toBe(underOther);
+    }
+  });
+
   it('tries a list of headers in order, the first one present naming the conversation', () => {
     const list = { ...opts, headers: ['x-conversation-id', 'x-session-id'] };
     const h = { authorization: 'Bearer k' };

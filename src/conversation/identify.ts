@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { LRUCache } from 'lru-cache';
 import { type Caller, credentialOf } from '../auth/caller.js';
 import type { Client } from '../auth/client-keys.js';
 import { errors } from '../errors.js';
@@ -30,6 +31,24 @@ function keyedHash(secret: string, ...parts: string[]): string {
   const h = createHmac('sha256', secret);
   for (const p of parts) h.update(p).update('\0');
   return h.digest('base64url');
+}
+
+// A conversation's every request works out the same hash of its id or opening, and a keyed hash
+// costs 10-40 µs outside a tight loop (OpenSSL sets the HMAC up afresh each time): the hashes of
+// the conversations active lately are kept, by what they hash (a secret credential never is).
+// An opening of hundreds of pinned messages is hashed each time rather than kept.
+const conversationHashes = new LRUCache<string, { secret: string; hash: string }>({ max: 4096 });
+const MAX_KEPT_INPUT_CHARS = 4096;
+
+function conversationKeyedHash(secret: string, ...parts: string[]): string {
+  // keyedHash ends each part with a NUL: the joined parts name exactly one input.
+  const input = parts.join('\0');
+  if (input.length > MAX_KEPT_INPUT_CHARS) return keyedHash(secret, ...parts);
+  const known = conversationHashes.get(input);
+  if (known?.secret === secret) return known.hash;
+  const hash = keyedHash(secret, ...parts);
+  conversationHashes.set(input, { secret, hash });
+  return hash;
 }
 
 /** What a tenant hash looks like (an HMAC-SHA256 in base64url); admins name tenants by it. */
@@ -94,7 +113,7 @@ export function conversationIdText(headerValue: string): string {
 
 /** A conversation's records are per route: the same id on another route names another conversation. */
 export function conversationIdHash(tenant: string, id: string, secret: string, route = 'chat'): string {
-  return route === 'chat' ? keyedHash(secret, 'conversation', tenant, id) : keyedHash(secret, 'conversation', tenant, id, route);
+  return route === 'chat' ? conversationKeyedHash(secret, 'conversation', tenant, id) : conversationKeyedHash(secret, 'conversation', tenant, id, route);
 }
 
 /**
@@ -150,5 +169,5 @@ export function identifyBy(caller: Caller, named: NamedConversation | undefined,
   }
   const hashes = opening();
   const parts = route === 'chat' ? [hashes.join('.')] : [hashes.join('.'), route];
-  return { tenant, conversation: keyedHash(opts.secret, 'derived', tenant, ...parts), explicit: false, keepsRecords: records };
+  return { tenant, conversation: conversationKeyedHash(opts.secret, 'derived', tenant, ...parts), explicit: false, keepsRecords: records };
 }

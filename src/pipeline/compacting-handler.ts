@@ -12,7 +12,7 @@ import type { Metrics } from '../observability/metrics.js';
 import { type OutcomePart, type RequestOutcome, recapHeaders } from '../observability/outcome.js';
 import { clientField } from '../observability/request-log.js';
 import { createEarlyRecords } from './early-record.js';
-import { forwardFirstOf } from './forward-first.js';
+import { forwardFirstOf, promptBoundOnce } from './forward-first.js';
 import { prepareRequest } from './prepare.js';
 import { reuseFirst } from './reuse-first.js';
 import { apiHeadersOf } from './shared-prefix.js';
@@ -134,9 +134,10 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
       // A key meant for one provider never goes to another's host.
       if (upstream.config.api !== format.upstreamApi) throw errors.wrongUpstreamApi(body.model, format.path, upstream.name, upstream.config.api, format.upstreamApi);
 
-      const forwardedFirst = forwardFirstOf(format, parsed, model, deps.tokens.counterFor, conversation) ?? undefined;
+      const bound = promptBoundOnce(format, parsed, deps.tokens.counterFor);
+      const forwardedFirst = forwardFirstOf(format, parsed, model, bound, conversation) ?? undefined;
       // Past its trigger, a conversation's request may go upstream on its last decision.
-      const reusedFirst = forwardedFirst ? undefined : reuseFirst(deps.pipeline, format, { caller, conversation, arrival, parsed, model });
+      const reusedFirst = forwardedFirst ? undefined : reuseFirst(deps.pipeline, format, { caller, conversation, arrival, parsed, model, bound });
       if (forwardedFirst || reusedFirst) {
         outcome = { ...outcome, forwardedFirst: forwardedFirst ?? 'reused' };
         early = send(upstream, reusedFirst?.body ?? raw);

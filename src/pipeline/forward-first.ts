@@ -48,14 +48,27 @@ export function canForwardFirst(
   return most <= Math.min(trigger, compaction.prepare_ratio) * budget ? 'below both lines' : 'below the trigger';
 }
 
+/** The bounds of a request's prompt (the format's), worked out at most once per encoding: forward-first and reuse-first both ask. */
+export function promptBoundOnce<T, P extends ParsedRequest>(
+  format: WireFormat<T, P>,
+  parsed: P,
+  counterFor: (encoding: ModelConfig['encoding']) => TokenCounter,
+): (model: ModelConfig) => PromptBound | null {
+  let known: { encoding: ModelConfig['encoding']; bound: PromptBound | null } | undefined;
+  return (model) => {
+    if (known?.encoding !== model.encoding) known = { encoding: model.encoding, bound: format.promptBound(parsed, counterFor(model.encoding)) };
+    return known.bound;
+  };
+}
+
 /** Whether a request read by `format` may go upstream before it is counted: one it will not compact always may. */
 export function forwardFirstOf<T, P extends ParsedRequest>(
   format: WireFormat<T, P>,
   parsed: P,
   model: ModelConfig | undefined,
-  counterFor: (encoding: ModelConfig['encoding']) => TokenCounter,
+  bound: (model: ModelConfig) => PromptBound | null,
   named: NamedConversation | undefined,
 ): ForwardFirst | null {
   if (model && model.compaction.strategy !== 'off' && format.compactable(parsed) === null) return 'below both lines';
-  return canForwardFirst(parsed.body, (m) => format.promptBound(parsed, counterFor(m.encoding)), model, named);
+  return canForwardFirst(parsed.body, bound, model, named);
 }

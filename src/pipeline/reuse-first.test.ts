@@ -45,7 +45,7 @@ describe('going upstream on the last decision', () => {
     const went = reuseFirst(
       deps,
       formatOpening(() => opened++),
-      { caller, conversation: undefined, arrival: undefined, parsed, model },
+      { caller, conversation: undefined, arrival: undefined, parsed, model, bound: () => null },
       memos,
     );
     expect(went).toBeUndefined();

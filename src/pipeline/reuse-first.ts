@@ -3,7 +3,7 @@ import type { ModelConfig } from '../config/config.js';
 import { type Identity, identifyBy, type NamedConversation } from '../conversation/identify.js';
 import { isLive } from '../store/checkpoints.js';
 import type { ConversationKey } from '../store/store.js';
-import type { ParsedRequest, WireFormat } from '../wire/format.js';
+import type { ParsedRequest, PromptBound, WireFormat } from '../wire/format.js';
 import { ANALYSIS_MEMOS, type AnalysisMemos, type ReuseFirstNote } from './analysis-memo.js';
 import { lowestTriggerRatio } from './cost-plan.js';
 import { renamesAClearedResult } from './decision-memo.js';
@@ -44,6 +44,8 @@ export interface ReuseFirstInput<P> {
   arrival: Arrival | undefined;
   parsed: P;
   model: ModelConfig | undefined;
+  /** The request's prompt bound (forward-first.ts promptBoundOnce). */
+  bound: (model: ModelConfig) => PromptBound | null;
 }
 
 /** The bytes of `parsed` before and after its items' array, or null when its members are unknown. */
@@ -90,7 +92,7 @@ export function reuseFirst<T, P extends ParsedRequest>(
     )
   )
     return undefined;
-  const bound = format.promptBound(parsed, deps.tokens.counterFor(model.encoding));
+  const bound = input.bound(model);
   if (bound === null) return undefined;
   // What the new items add to every candidate: the client's own view's growth, at most.
   const most = bound.messages - note.candidates[0]!.tokens;

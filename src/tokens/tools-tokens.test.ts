@@ -162,6 +162,16 @@ describe('system newline padding', () => {
     }
   });
 
+  it('counts the padding of one system message object per tokenizer', () => {
+    // ":\n" is one token for cl100k_base, two for the byte estimate: the same message object goes through both.
+    const estimate = createTokenCounter({ encoding: 'estimate' });
+    const messages = [system('Hello:'), user('Hi')];
+    const padding = (c: typeof counter) => c.countTools({ model: 'm', messages, tools }) - c.countTools({ model: 'm', messages: [system('Hello'), user('Hi')], tools });
+    expect(padding(counter)).toBe(-1);
+    expect(padding(estimate)).toBe(0);
+    expect(padding(counter)).toBe(-1);
+  });
+
   it('assumes a token for the newline after one huge word', () => {
     expect(toolsWith('x'.repeat(10_000)) - toolsWith('Hello')).toBe(1 - (counter.countText('Hello\n') - counter.countText('Hello')));
   });
