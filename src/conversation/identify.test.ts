@@ -49,7 +49,8 @@ describe('identify', () => {
 
   it('hashes a conversation asked for before under another secret afresh, by header and by opening', () => {
     const other = { ...opts, secret: 'another-server-secret' };
-    for (const h of [{ authorization: 'Bearer k', 'x-conversation-id': 'conv-s' }, { authorization: 'Bearer k' }]) {
+    const headers: Record<string, string>[] = [{ authorization: 'Bearer k', 'x-conversation-id': 'conv-s' }, { authorization: 'Bearer k' }];
+    for (const h of headers) {
       const first = identify(h, msgs, opts).conversation;
       const underOther = identify(h, msgs, other).conversation;
       expect(underOther).not.toBe(first);
