@@ -50,10 +50,19 @@ async function until(done: () => boolean): Promise<void> {
 
 const loads = (on: Harness) => storeOperations(on.recap, 'load');
 
+type Route = 'chat' | 'responses';
+const ROUTES: Record<Route, { path: string; forwarded: (on: Harness) => { body: string }[] }> = {
+  chat: { path: '/v1/chat/completions', forwarded: (on) => on.fake.chatRequests() },
+  responses: { path: '/v1/responses', forwarded: (on) => on.fake.responsesRequests() },
+};
+
 async function send(on: Harness, conversation: string, messages: Msg[]) {
-  const before = { loads: await loads(on), forwarded: on.fake.chatRequests().length, lines: requestLines(on) };
-  const body = JSON.stringify({ model: MODEL, messages });
-  const res = await fetch(`${on.recap.url}/v1/chat/completions`, {
+  return sendBody(on, conversation, 'chat', JSON.stringify({ model: MODEL, messages }));
+}
+
+async function sendBody(on: Harness, conversation: string, route: Route, body: string) {
+  const before = { loads: await loads(on), forwarded: ROUTES[route].forwarded(on).length, lines: requestLines(on) };
+  const res = await fetch(`${on.recap.url}${ROUTES[route].path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test-key', 'x-conversation-id': conversation },
     body,
@@ -62,8 +71,8 @@ async function send(on: Harness, conversation: string, messages: Msg[]) {
   // The request's log line is written once its plan ran after the reply (past the prepare line).
   await until(() => requestLines(on) > before.lines);
   await on.recap.runtime.background.idle();
-  const forwarded = on.fake
-    .chatRequests()
+  const forwarded = ROUTES[route]
+    .forwarded(on)
     .slice(before.forwarded)
     .map((r) => r.body);
   return { status: res.status, action: res.headers.get('x-recap-action'), line: lastRequestLine(on), reads: (await loads(on)) - before.loads, forwarded, body };
@@ -137,5 +146,34 @@ describe('forwarding a known history before counting it', () => {
     expect(known.line.forwardedFirst).toBe('below both lines');
     expect(known).toMatchObject({ status: 200, action: 'none', reads: 0 });
     expect(known.forwarded).toEqual([known.body]);
+  });
+});
+
+describe('forwarding a known Responses history before counting it', () => {
+  // Codex's and the Agents SDK's shape: instructions apart, typed items, tool calls and their outputs.
+  const tools = [{ type: 'function', name: 'read_file', description: 'Reads a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } }];
+  const body = (input: unknown[]) => JSON.stringify({ model: MODEL, instructions: 'You are a coding agent. Answer briefly.', input, tools });
+  const opening = [
+    { type: 'message', role: 'user', content: [{ type: 'input_text', text: prose(41, 120) }] },
+    { type: 'function_call', call_id: 'call_1', name: 'read_file', arguments: '{"path":"src/app.ts"}' },
+    { type: 'function_call_output', call_id: 'call_1', output: prose(42, 150) },
+  ];
+
+  it("forwards below both lines without reading the store, the client's bytes as sent", async () => {
+    const first = await sendBody(quiet, 'responses-below', 'responses', body(opening));
+    expect(first.line.forwardedFirst).toBeUndefined();
+    const next = [...opening, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'It exports the app.' }] }, { role: 'user', content: 'And the tests?' }];
+    const known = await sendBody(quiet, 'responses-below', 'responses', body(next));
+    expect(known.line.forwardedFirst).toBe('below both lines');
+    expect(known).toMatchObject({ status: 200, action: 'none', reads: 0 });
+    expect(known.forwarded).toEqual([known.body]);
+  });
+
+  it('counts first an image it did not count before', async () => {
+    await sendBody(quiet, 'responses-image', 'responses', body(opening));
+    const image = { type: 'message', role: 'user', content: [{ type: 'input_image', image_url: 'https://example.test/a.png', detail: 'high' }] };
+    const withImage = await sendBody(quiet, 'responses-image', 'responses', body([...opening, image]));
+    expect(withImage.line.forwardedFirst).toBeUndefined();
+    expect(withImage.forwarded).toEqual([withImage.body]);
   });
 });

@@ -114,9 +114,8 @@ describe('a reused request going upstream before its record is read', () => {
     expect(lastForwarded()).toEqual([...before, history.at(-1), ...added]);
   });
 
-  it('forwards the very bytes that planning the request first forwards', async () => {
-    const route = 'chat';
-    const conversation = 'reuse-first-bytes';
+  it.each<Route>(['chat', 'responses'])('forwards the very bytes that planning the request first forwards (%s)', async (route) => {
+    const conversation = `reuse-first-bytes-${route}`;
     const { history, turn } = await pastItsTrigger(conversation, 2, route);
     history.push({ role: 'user', content: prose(turn + 1, 40) });
     expect(await send(conversation, history, {}, route)).toMatchObject({ action: 'reused', forwardedFirst: 'reused' });
@@ -131,12 +130,6 @@ describe('a reused request going upstream before its record is read', () => {
       writes.writtenSince = writtenSince;
     }
     expect(ROUTES[route].forwarded().at(-1)!.body).toBe(went);
-  });
-
-  it('plans every request first on a route whose prompt it cannot bound (Responses)', async () => {
-    const { history, turn } = await pastItsTrigger('reuse-first-responses', 2, 'responses');
-    history.push({ role: 'user', content: prose(turn + 1, 40) });
-    expect(await send('reuse-first-responses', history, {}, 'responses')).toMatchObject({ action: 'reused', forwardedFirst: undefined });
   });
 
   it('plans first again after this process deleted the conversation, and forwards no summary of it', async () => {

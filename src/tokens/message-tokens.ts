@@ -81,3 +81,8 @@ export function messageCost(m: ChatMessage): MessageCost {
   if (m.function_call !== null && typeof m.function_call === 'object') addCall(m.function_call, cost);
   return cost;
 }
+
+/** Whether every part of a message's content is text: its tokens are then its texts' and its framing, none a media part's guess. */
+export function textOnly(m: ChatMessage): boolean {
+  return !Array.isArray(m.content) || m.content.every((p) => (p as { type?: unknown }).type === 'text');
+}

@@ -1,6 +1,5 @@
-import type { ChatMessage } from '../../messages/types.js';
 import type { TokenCounter } from '../../tokens/counter.js';
-import { REPLY_PRIMING_TOKENS } from '../../tokens/message-tokens.js';
+import { REPLY_PRIMING_TOKENS, textOnly } from '../../tokens/message-tokens.js';
 import type { PromptBound } from '../format.js';
 import type { ChatBody } from './parse-request.js';
 
@@ -11,10 +10,6 @@ import type { ChatBody } from './parse-request.js';
 // framing adds, so a text-only message never has more tokens than its bytes. Images, audio and
 // files cost more tokens than bytes, so a request with such a message not counted before has no
 // bound. Definitions count exactly once counted before; else the whole body's bytes bound them.
-
-function textOnly(m: ChatMessage): boolean {
-  return !Array.isArray(m.content) || m.content.every((p) => (p as { type?: unknown }).type === 'text');
-}
 
 export function chatPromptBound(parsed: ChatBody, counter: TokenCounter): PromptBound | null {
   const { body, raw } = parsed;

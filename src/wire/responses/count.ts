@@ -6,6 +6,7 @@ import type { ChatMessage } from '../../messages/types.js';
 import type { TokenCounter } from '../../tokens/counter.js';
 import type { CountedItems, ItemCounters } from '../format.js';
 import { hashJsonItems } from '../hash-items.js';
+import { systemMessageOf } from '../system-message.js';
 import { asChatMessage } from './items.js';
 import type { ResponseItem, ResponsesRequest } from './types.js';
 
@@ -16,10 +17,10 @@ import type { ResponseItem, ResponsesRequest } from './types.js';
 // Calibration from the upstream's reported `usage.input_tokens` corrects what this misses.
 
 // One chat message per item object, so that an item seen before finds its count (tokens/counter.ts).
-const countedAs = oncePerItem(asChatMessage);
+export const countedAs = oncePerItem(asChatMessage);
 
 // The counts of a run's items as this route counts them (the chat route notes its own under the counter).
-const countsKeyOf = noteKeys<TokenCounter>();
+export const countsKeyOf = noteKeys<TokenCounter>();
 
 /** Function tools in the chat route's shape, so one renderer counts both; other tools as they are. */
 function asChatTools(tools: unknown): unknown[] | undefined {
@@ -41,8 +42,15 @@ export function rawToolsTokens(counter: TokenCounter, body: ResponsesRequest, to
   return counter.countTools({ model: body.model, messages: instructions ? [instructions] : [], tools: asChatTools(tools) });
 }
 
-function instructionsMessage(body: ResponsesRequest): ChatMessage | null {
-  return typeof body.instructions === 'string' && body.instructions !== '' ? { role: 'system', content: body.instructions } : null;
+/** rawToolsTokens of the request's own tools when they were counted before (nothing is rendered), else undefined. */
+export function knownRawToolsTokens(counter: TokenCounter, body: ResponsesRequest): number | undefined {
+  const instructions = instructionsMessage(body);
+  return counter.knownTools({ model: body.model, messages: instructions ? [instructions] : [], tools: asChatTools(body.tools) });
+}
+
+/** `instructions` as the leading system message they amount to, or null. */
+export function instructionsMessage(body: ResponsesRequest): ChatMessage | null {
+  return typeof body.instructions === 'string' && body.instructions !== '' ? systemMessageOf(body.instructions) : null;
 }
 
 /** The items of a request: its `input` array, or its string input as one user message. */

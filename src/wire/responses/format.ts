@@ -3,6 +3,7 @@ import { jsonItemHash } from '../../conversation/canonical.js';
 import { errorBody } from '../../errors.js';
 import type { WireFormat } from '../format.js';
 import { countResponsesRequest, inputItems } from './count.js';
+import { responsesPromptBound } from './forward-bound.js';
 import { responsesWire } from './items.js';
 import { isCompactable, type ResponsesBody, readResponsesRequest } from './parse-request.js';
 import { responsesRecall } from './recall.js';
@@ -35,8 +36,7 @@ export const responsesFormat: WireFormat<ResponseItem, ResponsesBody> = {
   },
   count: (counters, { body, run }, model) => countResponsesRequest(counters, body, model, run),
   recallOffer: (model, { body }, counted, scale) => responsesRecallOffer(model, body, counted, scale),
-  // Not bounded: a compactable Responses request is counted before it is forwarded.
-  promptBound: () => null,
+  promptBound: responsesPromptBound,
   // Compacted requests always have an `input` array (isCompactable).
   withView: (parsed, view) => spliceArray(parsed, 'input', parsed.body.input as ResponseItem[], view),
   streamEnd: responsesStreamEnd,
