@@ -44,6 +44,51 @@ describe('the Anthropic Messages route', () => {
   });
 });
 
+describe('a Claude Code history counted before', () => {
+  it('goes upstream before it is counted when its bound fits, as sent, and what it did not count is counted first', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { signThinking } = await import('../src/dev/fake-anthropic-thinking.js');
+    const captured = JSON.parse(readFileSync(new URL('./fixtures/claude-code-first-request.json', import.meta.url), 'utf8'));
+    const headers = { ...captured.headers, 'x-api-key': 'sk-ant-caller' } as Record<string, string>;
+    delete headers['accept-encoding'];
+    const lines = () => h.logs.lines.map((l) => JSON.parse(l) as { msg: string; forwardedFirst?: string }).filter((l) => l.msg === 'request');
+    const send = async (messages: unknown[]) => {
+      const before = lines().length;
+      const body = JSON.stringify({ ...captured.body, model: 'claude-test-1', stream: false, messages });
+      const res = await fetch(`${h.recap.url}/v1/messages?beta=true`, { method: 'POST', headers, body });
+      await res.text();
+      while (lines().length === before) await new Promise((r) => setTimeout(r, 5));
+      return { status: res.status, body, forwardedFirst: lines().at(-1)!.forwardedFirst, forwarded: h.fake.messagesRequests().at(-1)!.body };
+    };
+    const opening = captured.body.messages as unknown[];
+    const first = await send(opening);
+    // First sight: system, tools and messages are bounded by their bytes, which prove nothing.
+    expect(first).toMatchObject({ status: 200, forwardedFirst: undefined });
+    const reply = {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'The file holds the app.', signature: signThinking('The file holds the app.') },
+        { type: 'tool_use', id: 'toolu_01', name: 'Read', input: { file_path: '/src/app.ts' } },
+      ],
+    };
+    const result = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: 'export const app = 1;' }] };
+    const next = await send([...opening, reply, result]);
+    expect(next).toMatchObject({ status: 200, forwardedFirst: 'below both lines' });
+    expect(next.forwarded).toBe(next.body);
+    // A screenshot it never counted costs more tokens than bytes: counted first.
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452000003e8000003e8', 'hex').toString('base64');
+    const shot = { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } }] };
+    const answer = {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'Done.', signature: signThinking('Done.') },
+        { type: 'text', text: 'Here.' },
+      ],
+    };
+    expect(await send([...opening, reply, result, answer, shot])).toMatchObject({ status: 200, forwardedFirst: undefined });
+  });
+});
+
 describe('no Anthropic key to an OpenAI host', () => {
   it('refuses a model that resolves to an api: openai upstream, naming the config key, in Anthropic shape', async () => {
     const { startFakeUpstream } = await import('../src/dev/fake-upstream.js');

@@ -7,6 +7,7 @@ import type { ChatMessage } from '../../messages/types.js';
 import type { TokenCounter } from '../../tokens/counter.js';
 import type { CountedItems, ItemCounters } from '../format.js';
 import { hashJsonItems } from '../hash-items.js';
+import { systemMessageOf } from '../system-message.js';
 import { blocksOf } from './items.js';
 import { mediaTokens } from './media-tokens.js';
 import type { AnthropicMessage, ContentBlock, MessagesRequest } from './types.js';
@@ -61,20 +62,25 @@ export const countedAs = oncePerItem(
   }),
 );
 
-const mediaOf = oncePerItem((m: AnthropicMessage): number => (Array.isArray(m.content) ? mediaTokens(m.content) : 0));
+export const mediaOf = oncePerItem((m: AnthropicMessage): number => (Array.isArray(m.content) ? mediaTokens(m.content) : 0));
 
 // A run's notes as this route makes them (the chat route notes its own counts under the counter:
 // the same message object counts differently as a chat message).
-const MEDIA_NOTE = {};
-const countsKeyOf = noteKeys<TokenCounter>();
+export const MEDIA_NOTE = {};
+export const countsKeyOf = noteKeys<TokenCounter>();
 
-/** `system` as the leading system message it amounts to, or null. */
+// Once per `system` array object: the same blocks come back as the same object with every request
+// that sends their bytes (parse-request.ts takes `system` whole from the seen items).
+const systemOfBlocks = oncePerItem((system: unknown[]): ChatMessage | null => {
+  const text = system.map((b) => (b && typeof b === 'object' ? blockText(b as ContentBlock) : '')).join('\n');
+  return text === '' ? null : systemMessageOf(text);
+});
+
+/** `system` as the leading system message it amounts to, or null: one object per text sent lately (wire/system-message.ts). */
 export function systemMessage(body: MessagesRequest): ChatMessage | null {
   const { system } = body;
-  if (typeof system === 'string') return system === '' ? null : { role: 'system', content: system };
-  if (!Array.isArray(system)) return null;
-  const text = system.map((b) => (b && typeof b === 'object' ? blockText(b as ContentBlock) : '')).join('\n');
-  return text === '' ? null : { role: 'system', content: text };
+  if (typeof system === 'string') return system === '' ? null : systemMessageOf(system);
+  return Array.isArray(system) ? systemOfBlocks(system) : null;
 }
 
 /** Anthropic tools in the chat route's shape, so one renderer counts both; server tools as they are. */
@@ -85,6 +91,12 @@ const chatToolsOf = oncePerItem((tools: unknown[]): unknown[] =>
     return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.input_schema } };
   }),
 );
+
+/** rawToolsTokens of the request's own tools when they were counted before (nothing is rendered), else undefined. */
+export function knownRawToolsTokens(counter: TokenCounter, body: MessagesRequest): number | undefined {
+  const { tools } = body;
+  return Array.isArray(tools) && tools.length > 0 ? counter.knownTools({ model: body.model, messages: [], tools: chatToolsOf(tools) }) : 0;
+}
 
 export function rawToolsTokens(counter: TokenCounter, body: MessagesRequest, tools: unknown): number {
   return Array.isArray(tools) && tools.length > 0 ? counter.countTools({ model: body.model, messages: [], tools: chatToolsOf(tools) }) : 0;

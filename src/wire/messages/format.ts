@@ -4,6 +4,7 @@ import { jsonItemHash } from '../../conversation/canonical.js';
 import type { CountedItems, RecallOffer, WireFormat } from '../format.js';
 import { countMessagesRequest, rawToolsTokens } from './count.js';
 import { messagesErrorBody } from './errors.js';
+import { messagesPromptBound } from './forward-bound.js';
 import { messagesWire } from './items.js';
 import { readMessagesRequest } from './parse-request.js';
 import { MESSAGES_RECALL_TOOL_JSON, type MessagesBody, messagesRecall, messagesRecallRefusal } from './recall.js';
@@ -42,8 +43,7 @@ export const messagesFormat: WireFormat<AnthropicMessage, MessagesBody> = {
   },
   count: (counters, { body, run }, model) => countMessagesRequest(counters, body, model, run),
   recallOffer,
-  // Not bounded: a compactable request is counted before it is forwarded.
-  promptBound: () => null,
+  promptBound: messagesPromptBound,
   withView: (parsed, view) => spliceArray(parsed, 'messages', parsed.body.messages, withViewBreakpoints(parsed.body, view)),
   streamEnd: messagesStreamEnd,
   recall: {

@@ -51,6 +51,21 @@ function documentTokens(block: ContentBlock): number {
   return PDF_PAGE_TOKENS;
 }
 
+/** Whether any of `blocks` costs media tokens (an image, a document that is not text), tool results' content included, without reading its data. */
+export function hasMedia(blocks: readonly unknown[]): boolean {
+  for (const b of blocks) {
+    if (b === null || typeof b !== 'object') continue;
+    const block = b as ContentBlock;
+    if (block.type === 'image') return true;
+    if (block.type === 'document') {
+      const source = block.source as { type?: unknown } | undefined;
+      if (source?.type !== 'text' && source?.type !== 'content') return true;
+    }
+    if (block.type === 'tool_result' && Array.isArray(block.content) && hasMedia(block.content)) return true;
+  }
+  return false;
+}
+
 /** Tokens of the images and documents among `blocks`, tool results' content included. */
 export function mediaTokens(blocks: readonly unknown[]): number {
   let tokens = 0;
