@@ -3,7 +3,8 @@
 // sent the same requests interleaved request by request. What each costs is its CPU per request
 // (from /proc) and its own time (request log: total minus the upstream's); interleaving makes load
 // on the machine touch both alike, so their difference holds where absolute figures do not.
-// Run: npx tsx bench/overhead-ab.ts 20KB below turns [REF]   (AB_ROUNDS=3: rounds of the cell's passes, the first one warm-up)
+// Run: npx tsx bench/overhead-ab.ts 20KB below turns [REF]   (AB_ROUNDS=3: rounds of the cell's passes, the first one warm-up;
+//   AB_ROUTE=responses: the same conversation on the Responses route, overhead-growth-responses.ts)
 import { execFile } from 'node:child_process';
 import { mkdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { buildRecap, removeBuild } from './overhead-build.js';
 import { msPerRequest, snapshot } from './overhead-cpu.js';
 import { type GrowthLabel, type GrowthPathName, type GrowthPattern, type GrowthSetup, prepareSize } from './overhead-growth.js';
 import { growthBody } from './overhead-growth-bodies.js';
+import { responsesGrowthBody } from './overhead-growth-responses.js';
 import { GROWTH_HEADERS, growthConfigYaml } from './overhead-growth-targets.js';
 import { clientFor, roundTrip } from './overhead-latency.js';
 import { REPO_ROOT } from './overhead-processes.js';
@@ -22,6 +24,8 @@ import { startScript } from './overhead-targets.js';
 
 const run = promisify(execFile);
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 3);
+const RESPONSES = process.env.AB_ROUTE === 'responses';
+const bodyOf = RESPONSES ? responsesGrowthBody : growthBody;
 
 /** `ref`'s src compiled into a temp folder; returns its cli.js. */
 async function buildRef(ref: string, dir: string): Promise<string> {
@@ -75,7 +79,9 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
       sides.push(side);
     }
     const named = { ...GROWTH_HEADERS, 'x-conversation-id': `ab-${label}-${path}-${pattern}` };
-    const clients = sides.map((s, i) => clientFor({ name: 'recap', url: s.recap.url, headers: i === 1 && setup.includes('named') ? named : GROWTH_HEADERS }));
+    const clients = sides.map((s, i) =>
+      clientFor({ name: 'recap', url: s.recap.url, headers: i === 1 && setup.includes('named') ? named : GROWTH_HEADERS }, RESPONSES ? '/responses' : undefined),
+    );
     const pids = sides.map((s) => s.recap.child.process.pid!);
     let before = snapshot(pids);
     let measured = 0;
@@ -85,7 +91,7 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
     for (let round = 0; round < ROUNDS; round++)
       for (const pass of size.passes) {
         for (const k of pass.upTo) {
-          const body = growthBody(size.history, pass.messages.slice(0, k));
+          const body = bodyOf(size.history, pass.messages.slice(0, k));
           sent++;
           for (let j = 0; j < clients.length; j++) await roundTrip(clients[(sent + j) % clients.length]!, body);
           if (round > 0) measured++;
@@ -122,7 +128,7 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
         requests: measured,
       };
     });
-    process.stdout.write(`${pattern} ${label} ${path}\n`);
+    process.stdout.write(`${pattern} ${label} ${path}${RESPONSES ? ' (Responses)' : ''}\n`);
     console.table(rows);
   } finally {
     await Promise.all(sides.map((s) => s.recap.child.stop()));
