@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationIdHash, conversationIdText, tenantOf } from '../src/conversation/identify.js';
-import type { ConversationKey, ConversationRecord } from '../src/store/store.js';
+import type { ConversationKey, ConversationRecord, Store } from '../src/store/store.js';
 import { prose } from './helpers/conversation.js';
 import { type Harness, SUMMARIZER, smallModel, startHarness, TEST_SECRET } from './helpers/harness.js';
 import { storeOperations } from './helpers/store-operations.js';
@@ -70,46 +70,55 @@ async function pastItsTrigger(conversation: string, reuses: number, route: Route
   return { history, turn, sent };
 }
 
-/** Holds the store's record reads until the returned function is called. */
-function holdReads(): { release: () => void; held: () => number } {
+/** Holds the store's record reads (whole, or the version alone) until `release`; `issued` has what `at()` said as each was issued, until `restore`. */
+function holdReads(at: () => number): { release: () => void; restore: () => void; issued: number[] } {
   const store = h.recap.runtime.records.store;
-  const load = store.load;
+  const { load, loadVersion } = store;
   let open!: () => void;
   const gate = new Promise<void>((r) => {
     open = r;
   });
-  let held = 0;
+  const issued: number[] = [];
   store.load = (key: ConversationKey): Promise<ConversationRecord | null> => {
-    held++;
+    issued.push(at());
     return gate.then(() => load.call(store, key));
   };
+  store.loadVersion = (key: ConversationKey): Promise<number> => {
+    issued.push(at());
+    return gate.then(() => loadVersion.call(store, key));
+  };
   return {
-    held: () => held,
-    release() {
+    issued,
+    release: open,
+    restore() {
       store.load = load;
+      store.loadVersion = loadVersion;
       open();
     },
   };
 }
 
 describe('a reused request going upstream before its record is read', () => {
-  it('forwards the previous view plus the new messages while the record read is still held', async () => {
+  it("forwards the previous view plus the new messages with the store's reads held, issuing none before it", async () => {
     const { history, turn, sent } = await pastItsTrigger('reuse-first-held', 2);
     // The first reuse was planned; the one after it went first.
     expect(sent.filter((s) => s.action === 'reused').map((s) => s.forwardedFirst)).toEqual([undefined, 'reused']);
     const before = lastForwarded();
     const added: Msg[] = [{ role: 'user', content: prose(turn + 1, 40) }];
-    const reads = holdReads();
     const forwarded = h.fake.chatRequests().length;
-    const reply = send('reuse-first-held', [...history, ...added]);
+    const reads = holdReads(() => h.fake.chatRequests().length);
     try {
+      const reply = send('reuse-first-held', [...history, ...added]);
       await until(() => h.fake.chatRequests().length > forwarded);
-      expect(reads.held()).toBeGreaterThan(0);
-    } finally {
       reads.release();
+      const result = await reply;
+      expect(result).toMatchObject({ status: 200, action: 'reused', forwardedFirst: 'reused' });
+      // Nothing was read as it arrived: its record's version alone, once the upstream had it.
+      await until(() => reads.issued.length > 0);
+      expect(reads.issued).toEqual([forwarded + 1]);
+    } finally {
+      reads.restore();
     }
-    const result = await reply;
-    expect(result).toMatchObject({ status: 200, action: 'reused', forwardedFirst: 'reused' });
     // The view of the request before (its summary, what it kept), then what this one added.
     expect(lastForwarded()).toEqual([...before, history.at(-1), ...added]);
   });
@@ -157,21 +166,45 @@ describe('a reused request going upstream before its record is read', () => {
     expect(next).toMatchObject({ status: 200, action: 'reused', forwardedFirst: undefined });
   });
 
-  it('plans the request after one that found its record changed by another replica', async () => {
-    const { history, turn } = await pastItsTrigger('reuse-first-replica', 2);
-    // Another replica forgets the conversation: this process does not see it happen.
+  // Another replica changes the record, which this process does not see happen: it forgets the
+  // conversation, or writes it again (every write bumps the record's version, even one that leaves
+  // the checkpoints as they were).
+  const elsewhere = {
+    forgets: (store: Store, key: ConversationKey) => store.delete(key),
+    rewrites: (store: Store, key: ConversationKey) => store.updateCheckpoints(key, (checkpoints) => [...checkpoints]),
+  };
+  it.each(Object.entries(elsewhere))('plans the request after one that found its record changed by another replica (it %s it)', async (how, change) => {
+    const conversation = `reuse-first-replica-${how}`;
+    const { history, turn } = await pastItsTrigger(conversation, 2);
     const tenant = tenantOf({ authorization: 'Bearer sk-reuse-first' }, TEST_SECRET);
-    const key = { tenant, conversation: conversationIdHash(tenant, conversationIdText('reuse-first-replica'), TEST_SECRET) };
-    expect(await h.recap.runtime.records.store.delete(key)).toBe(true);
+    const key = { tenant, conversation: conversationIdHash(tenant, conversationIdText(conversation), TEST_SECRET) };
+    const { store } = h.recap.runtime.records;
+    const before = await store.loadVersion(key);
+    await change(store, key);
+    expect(await store.loadVersion(key)).not.toBe(before);
     history.push({ role: 'user', content: prose(turn + 1, 40) });
     // At most the next request goes on what was read before; its own read, once its reply is out, finds the record changed.
-    const reads = await storeOperations(h.recap, 'load');
-    const stale = await send('reuse-first-replica', history);
+    const reads = await storeOperations(h.recap, 'load_version');
+    const stale = await send(conversation, history);
     expect(stale).toMatchObject({ action: 'reused', forwardedFirst: 'reused' });
-    while ((await storeOperations(h.recap, 'load')) <= reads) await new Promise((r) => setTimeout(r, 5));
+    while ((await storeOperations(h.recap, 'load_version')) <= reads) await new Promise((r) => setTimeout(r, 5));
     history.push({ role: 'assistant', content: prose(200, 15) }, { role: 'user', content: prose(turn + 2, 40) });
-    const next = await send('reuse-first-replica', history);
+    const next = await send(conversation, history);
     expect(next.forwardedFirst).toBeUndefined();
-    expect(next.action).not.toBe('reused');
+    if (how === 'forgets') expect(next.action).not.toBe('reused');
+  });
+
+  it('reads the version alone after a reply that went first, and goes first again while it stands', async () => {
+    const { history, turn } = await pastItsTrigger('reuse-first-versions', 2);
+    const loads = await storeOperations(h.recap, 'load');
+    const versions = await storeOperations(h.recap, 'load_version');
+    for (let k = 1; k <= 3; k++) {
+      history.push({ role: 'user', content: prose(turn + k, 40) });
+      expect(await send('reuse-first-versions', history)).toMatchObject({ action: 'reused', forwardedFirst: 'reused' });
+      while ((await storeOperations(h.recap, 'load_version')) < versions + k) await new Promise((r) => setTimeout(r, 5));
+      history.push({ role: 'assistant', content: prose(300 + k, 15) });
+    }
+    // No whole record was read for them.
+    expect(await storeOperations(h.recap, 'load')).toBe(loads);
   });
 });

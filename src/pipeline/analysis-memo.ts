@@ -58,10 +58,11 @@ export interface ReuseFirstNote {
   /** Whether the view went with recap_recall, and whether the model had recall on (`recap eval` turns it off and on between requests). */
   recall: boolean;
   recallEnabled: boolean;
-  /** The record read it was made from: when it was issued, in the write sequence `writes` (write-sequence.ts), and in ms. */
+  /** The record read it was made from: when it was issued, in the write sequence `writes` (write-sequence.ts), and in ms; the version it found. */
   writes: object;
   seq: number;
   readAt: number;
+  version: number;
 }
 
 export interface AnalysisMemos {

@@ -1,28 +1,21 @@
 import { viewTokensSteps } from '../compaction/layout.js';
 import { runSliced } from '../slicing/slicer.js';
-import type { Checkpoint, ConversationRecord } from '../store/store.js';
 import type { Analysis } from './analyze.js';
 import { baseView, checkpointBase, matchingCheckpoints, noSummaryBase } from './choose-view.js';
 import { costPlanning } from './cost-plan.js';
 import { type Decision, withFurthest } from './decide.js';
-import { identityOf, noteOf, takeOver } from './decision-memo.js';
+import { noteOf, takeOver } from './decision-memo.js';
 import type { ReusedFirst } from './reuse-first.js';
 import type { StepContext } from './step-context.js';
 
 // The decision of a request that went upstream on its conversation's last one (reuse-first.ts),
 // worked out as decide.ts takes a decision over, from the checkpoints that decision was made
-// with; the record read meanwhile only tells whether they are still what is stored, and so
-// whether the next request may go first too, which is why the reply waits for no store. Nothing
-// here calls a summarizer or writes: the request is on its way already.
+// with; whether they are still what is stored is for the record's version, read after the reply
+// (reuse-first-note.ts), to tell, which is why the reply waits for no store. Nothing here calls a
+// summarizer or writes: the request is on its way already.
 
-/** The decision `first` was forwarded with, and how to tell whether the record, once read, holds the same checkpoints. */
-export async function decideReusedFirst<T>(
-  ctx: StepContext,
-  a: Analysis<T>,
-  budget: number,
-  own: number,
-  first: ReusedFirst,
-): Promise<{ decision: Decision<T>; verify: (record: Promise<ConversationRecord | null | 'unavailable'>) => Promise<boolean> }> {
+/** The decision `first` was forwarded with, and whether its note stands for the next request (pending that read). */
+export async function decideReusedFirst<T>(ctx: StepContext, a: Analysis<T>, budget: number, own: number, first: ReusedFirst): Promise<{ decision: Decision<T>; stands: boolean }> {
   const { note } = first.note;
   // A cut is stored (the view reuses one), so the cost model's lines are those of a later cut.
   const compaction = costPlanning(ctx.deps.config.models, ctx.model, a, budget, false)?.compaction ?? ctx.model.compaction;
@@ -32,25 +25,16 @@ export async function decideReusedFirst<T>(
   const matching = matchingCheckpoints(a, { version: 0, checkpoints: [...note.checkpoints], updatedAt: 0 }, now, a.links);
   const trigger = compaction.trigger_ratio * budget;
   const taken = takeOver({ a, note, model: ctx.model, recall: a.recall, matching, raw, trigger, ownTrigger: compaction.trigger_ratio * own });
-  // What the record holds tells only whether the next request may go first too: read off the reply's path.
-  const verify = async (record: Promise<ConversationRecord | null | 'unavailable'>) => {
-    const stored = await record;
-    return stored !== 'unavailable' && stored !== null && sameCheckpoints(matchingCheckpoints(a, stored, Date.now(), a.links), matching);
-  };
   if (taken && sameItems(taken.view, first.view)) {
     a.memo.decision = noteOf(a, ctx.model, a.recall, taken.all, taken.choice, taken.view);
-    return { decision: withFurthest({ action: 'reused', base: taken.choice.base, view: taken.view, viewTokens: taken.choice.tokens, confirm: [] }, taken.all), verify };
+    return { decision: withFurthest({ action: 'reused', base: taken.choice.base, view: taken.view, viewTokens: taken.choice.tokens, confirm: [] }, taken.all), stands: true };
   }
   // reuse-first.ts proves what takeOver checks; should they ever disagree, the plan still describes
   // what went upstream, and the conversation's next request is planned first.
   ctx.deps.logger.warn({ conversation: ctx.conversation }, 'a request forwarded on its last decision was planned otherwise');
   const base = checkpointBase(a, note.checkpoints[note.chosen - 1]!);
   const viewTokens = await runSliced(viewTokensSteps(a.layout, baseView(a, base)), ctx.pause);
-  return { decision: { action: 'reused', base, view: first.view as T[], viewTokens, confirm: [] }, verify: async () => false };
-}
-
-function sameCheckpoints(x: readonly Checkpoint[], y: readonly Checkpoint[]): boolean {
-  return x.length === y.length && x.every((cp, i) => identityOf(cp) === identityOf(y[i]!));
+  return { decision: { action: 'reused', base, view: first.view as T[], viewTokens, confirm: [] }, stands: false };
 }
 
 function sameItems(x: readonly unknown[], y: readonly unknown[]): boolean {

@@ -36,6 +36,19 @@ export function readRecord(records: Pick<Records, 'load' | 'writes'>, key: Conve
   return { key, record: records.load(key), seq, at: Date.now() };
 }
 
+/** A read of the version alone of the record kept under `key` (reuse-first-note.ts), stamped as a RecordRead is. */
+export interface VersionRead {
+  version: Promise<number | 'unavailable'>;
+  seq: number;
+  at: number;
+}
+
+/** Issues a read of the version of the record kept under `key`. */
+export function readVersion(records: Pick<Records, 'loadVersion' | 'writes'>, key: ConversationKey): VersionRead {
+  const seq = records.writes.now();
+  return { version: records.loadVersion(key), seq, at: Date.now() };
+}
+
 /** What is known of a request with a named conversation as it arrives. */
 export interface Arrival {
   /** Its identity, as identify works it out from the header. */

@@ -5,7 +5,7 @@ import { type Identity, identifyBy, type NamedConversation } from '../conversati
 import type { EventTarget } from '../observability/request-log.js';
 import { leavesOut, type RecallSession, recallSession } from '../recall/session.js';
 import { createSlicer, runSliced, SLICE_MS } from '../slicing/slicer.js';
-import type { ConversationKey, ConversationRecord } from '../store/store.js';
+import type { ConversationKey } from '../store/store.js';
 import type { Budget } from '../tokens/budget.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import type { CountedItems, ParsedRequest, RecallOffer, WireFormat, WireItems } from '../wire/format.js';
@@ -49,9 +49,6 @@ export interface PrepareInput {
 export function planUntouched<T>(deps: PathDeps, input: PrepareInput, tokens: PlanTokens<T>, budget: Budget | undefined, identity?: Identity): RoutePlan<T> {
   return createRoutePlan({ deps, tokens, model: input.model, budget, identity });
 }
-
-/** A conversation's record as the request path reads it (records.ts). */
-export type LoadedRecord = ConversationRecord | null | 'unavailable';
 
 /** Where the request's records are kept: a model in audit mode keeps its projections apart. */
 function recordKey(deps: PipelineDeps, model: ModelConfig, identity: Identity): ConversationKey {
@@ -140,7 +137,7 @@ async function planConversation<T>(deps: PathDeps, input: PrepareInput & { model
       },
     };
   }
-  const { ctx, a, decision, verify } = await analyzeAndDecide(deps, input, request);
+  const { ctx, a, decision, stands } = await analyzeAndDecide(deps, input, request);
   const recall = request.recall && recallFor(a, decision, model, counted, budget, request.recall);
   const plan = createRoutePlan({
     deps,
@@ -158,19 +155,19 @@ async function planConversation<T>(deps: PathDeps, input: PrepareInput & { model
     outside: request.outside,
     lines: { view: budgets.view, own: budgets.own },
     recall: recall !== undefined,
-    ...(input.reusedFirst && verify ? { first: { went: input.reusedFirst, verify } } : {}),
+    ...(input.reusedFirst ? { first: { went: input.reusedFirst, stands: stands === true } } : {}),
   });
 }
 
 /**
  * The request taken apart (analyze.ts) and its view decided (decide.ts); for one that went upstream
- * on its last decision, how to tell from a record read whether its note may let the next go first.
+ * on its last decision, whether its note may let the next go first (pending the version read after its reply).
  */
 async function analyzeAndDecide<T>(
   deps: PipelineDeps,
   input: PrepareInput & { model: ModelConfig },
   request: CompactionRequest<T>,
-): Promise<{ ctx: StepContext; a: Analysis<T>; decision: Decision<T>; verify?: (record: Promise<LoadedRecord>) => Promise<boolean> }> {
+): Promise<{ ctx: StepContext; a: Analysis<T>; decision: Decision<T>; stands?: boolean }> {
   const { model } = input;
   const { identity, counted, budget } = request;
   const ctx = { ...stepContext(deps, input, model, counted.counter, identity), sharedPrefix: request.sharedPrefix };
@@ -191,8 +188,8 @@ async function analyzeAndDecide<T>(
   );
   const budgets = viewBudgets(budget, model, request.recall);
   if (input.reusedFirst) {
-    const { decision, verify } = await decideReusedFirst(ctx, a, budgets.view, budgets.own, input.reusedFirst);
-    return { ctx, a, decision, verify };
+    const { decision, stands } = await decideReusedFirst(ctx, a, budgets.view, budgets.own, input.reusedFirst);
+    return { ctx, a, decision, stands };
   }
   const decision = await decide(ctx, a, budgets.view, request.record?.record, input.forwardedFirst !== undefined, budgets);
   return { ctx, a, decision };
@@ -272,9 +269,11 @@ export async function prepareRequest<T, P extends ParsedRequest>(
   const counted = await format.count(counters, parsed, model);
   // What the conversation's next request reads as it arrives: this one's record, unless this one,
   // counted exactly, would have gone upstream first had its history been known, as the next then
-  // most likely does (forward-first.ts).
+  // most likely does (forward-first.ts), or this one went on its last decision, as the next then
+  // most likely does too, reading the record's version alone after its reply (reuse-first-note.ts).
   const exact = () => ({ messages: counted.rawOut(null) - counted.rawTools, definitions: counted.rawTools });
-  arrival?.settle(read && canForwardFirst(parsed.body, exact, model, input.conversation) === null ? read.key : undefined);
+  const next = read && !input.reusedFirst && canForwardFirst(parsed.body, exact, model, input.conversation) === null;
+  arrival?.settle(next ? read.key : undefined);
   const recall = format.recall ? format.recallOffer(model, parsed, counted, counters.scaleFor(model)) : undefined;
   // The injected tool is planned for as one of the request's tools (rule 3).
   const budget = deps.tokens.budgetFor(model, parsed.body, counted.toolsTokens + (recall?.toolTokens ?? 0));

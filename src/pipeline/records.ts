@@ -23,6 +23,8 @@ export interface Records {
   readonly store: Store;
   /** The record, null when there is none, or 'unavailable' when the store could not answer. */
   load(key: ConversationKey): Promise<ConversationRecord | null | 'unavailable'>;
+  /** The record's version alone (0: none), or 'unavailable'; refreshes its TTL as load does. */
+  loadVersion(key: ConversationKey): Promise<number | 'unavailable'>;
   /** Stores a checkpoint of the request whose chain links are `links`; false when it could not. */
   add(key: ConversationKey, checkpoint: Checkpoint, links: readonly string[]): Promise<boolean>;
   /** A turn that used a provisional checkpoint got its 2xx: it stays for good. */
@@ -71,6 +73,7 @@ export function createRecords(store: Store, metrics: Metrics, logger: Logger, bo
     store,
     writes,
     load: (key) => guarded<ConversationRecord | null | 'unavailable'>('load', () => store.load(key), 'unavailable'),
+    loadVersion: (key) => guarded<number | 'unavailable'>('load_version', () => store.loadVersion(key), 'unavailable'),
     add: (key, cp, links) => written(key, () => guarded('add_checkpoint', async () => (await store.updateCheckpoints(key, addEdit(cp, bound, onBranchOf(links)))).ok, false)),
     confirm: (key, cp, links) =>
       written(key, () => guarded('confirm_checkpoint', async () => (await store.updateCheckpoints(key, confirmEdit(cp, bound, onBranchOf(links)))).ok, false)),

@@ -1,18 +1,20 @@
-import type { ConversationKey, ConversationRecord } from '../store/store.js';
+import type { ConversationKey } from '../store/store.js';
 import type { Analysis } from './analyze.js';
-import { type RecordRead, readRecord } from './early-record.js';
+import { type RecordRead, readVersion } from './early-record.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import type { ReusedFirst } from './reuse-first.js';
 import type { RoutePlan } from './route-plan.js';
 
 // What a request leaves its conversation's next request to go upstream on (reuse-first.ts): its
 // decision, the bytes it sent outside its items, its budgets, and the record read the decision's
-// checkpoints were last found in. A request planned first notes the read it was planned from. One
-// that went first itself passes on the read its own note came from while its record is read
-// after its reply; that read, a failed turn or a request given up take the note back, and a read
-// that finds the record changed elsewhere takes back every note of the conversation from before it.
-
-type LoadedRecord = ConversationRecord | null | 'unavailable';
+// checkpoints were last found in (when it was issued, and the record's version). A request
+// planned first notes the read it was planned from. One that went first itself passes on the read
+// its own note came from while the record's version is read after its reply: the same version
+// (every write bumps it) means the same checkpoints, and that read stamps the note anew; another
+// version, a failed turn or a request given up take the note back, and a version changed
+// elsewhere takes back every note of the conversation from before it. The version alone is read:
+// the checkpoints are neither sent by the store nor parsed again, and its TTL is refreshed as a
+// load refreshes it.
 
 export interface ReuseFirstNoting<T> {
   a: Analysis<T>;
@@ -25,41 +27,64 @@ export interface ReuseFirstNoting<T> {
   lines: { view: number; own: number };
   /** Whether the view went with recap_recall. */
   recall: boolean;
-  /** The request went upstream on its last decision: how to tell whether a record read still holds its checkpoints. */
-  first?: { went: ReusedFirst; verify: (record: Promise<LoadedRecord>) => Promise<boolean> };
+  /** The request went upstream on its last decision; `stands`: its plan took that decision over. */
+  first?: { went: ReusedFirst; stands: boolean };
+}
+
+type Stamp = { seq: number; at: number; version: number };
+
+/** The version a record read found, or undefined when it found none. */
+async function versionOf(read: RecordRead): Promise<number | undefined> {
+  const record = await read.record;
+  return record === null || record === 'unavailable' ? undefined : record.version;
 }
 
 /** `plan`, its request's decision noted for the next request to go first on. */
-export function notingReuseFirst<T>(deps: PipelineDeps, plan: RoutePlan<T>, n: ReuseFirstNoting<T>): RoutePlan<T> {
+export async function notingReuseFirst<T>(deps: PipelineDeps, plan: RoutePlan<T>, n: ReuseFirstNoting<T>): Promise<RoutePlan<T>> {
   const { a } = n;
-  const note = (read: Pick<RecordRead, 'seq' | 'at'> | undefined) => {
+  const note = (stamp: Stamp | undefined) => {
     const decision = a.memo.decision;
-    const outside = decision && read ? n.outside?.() : null;
-    if (!decision || !read || !outside) return;
+    const outside = decision && stamp ? n.outside?.() : null;
+    if (!decision || !stamp || !outside) return;
     const writes = deps.records.writes;
-    a.memo.reuseFirst = { note: decision, outside, lines: n.lines, recall: n.recall, recallEnabled: decision.model.recall.enabled, writes, seq: read.seq, readAt: read.at };
+    a.memo.reuseFirst = {
+      note: decision,
+      outside,
+      lines: n.lines,
+      recall: n.recall,
+      recallEnabled: decision.model.recall.enabled,
+      writes,
+      seq: stamp.seq,
+      readAt: stamp.at,
+      version: stamp.version,
+    };
   };
   const { first } = n;
   if (!first) {
-    note(n.read);
+    // The read the decision was made from is in already.
+    const version = n.read && (await versionOf(n.read));
+    note(n.read && version !== undefined ? { seq: n.read.seq, at: n.read.at, version } : undefined);
     return plan;
   }
-  note({ seq: first.went.note.seq, at: first.went.note.readAt });
   const drop = () => {
     a.memo.reuseFirst = undefined;
   };
+  const inherited = first.went.note;
+  if (first.stands) note({ seq: inherited.seq, at: inherited.readAt, version: inherited.version });
+  else drop();
   return {
     ...plan,
     async afterSuccess(status, observer) {
       const priced = await plan.afterSuccess(status, observer);
-      if (status < 200 || status >= 300) {
+      if (status < 200 || status >= 300 || !first.stands) {
         drop();
         return priced;
       }
-      // Read once the reply is out, unless it was read as the request arrived.
-      const read = n.read ?? readRecord(deps.records, n.key);
-      void first.verify(read.record).then((same) => {
-        if (same) return note(read);
+      // Read once the reply is out, unless the whole record was read as the request arrived.
+      const early = n.read;
+      const read = early ? { seq: early.seq, at: early.at, version: versionOf(early) } : readVersion(deps.records, n.key);
+      void read.version.then((version) => {
+        if (version === inherited.version) return note({ seq: read.seq, at: read.at, version });
         drop();
         deps.records.writes.mark(n.key);
       });

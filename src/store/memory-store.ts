@@ -44,6 +44,10 @@ export class MemoryStore implements Store {
     return record ? structuredClone(record) : null;
   }
 
+  async loadVersion(key: ConversationKey): Promise<number> {
+    return this.records.get(conversationTag(key))?.version ?? 0;
+  }
+
   async updateCheckpoints(key: ConversationKey, edit: CheckpointEdit, expectedVersion?: number): Promise<UpdateResult> {
     const tag = conversationTag(key);
     const current = this.records.get(tag);

@@ -21,6 +21,13 @@ if not r[1] then return nil end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return r`;
 
+/** Returns the version, 0 when there is no record; a hit refreshes the TTL (PEXPIRE), as LOAD's does. */
+const LOAD_VERSION = `
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return tonumber(v)`;
+
 /** Compare-and-set by version: {1, new version} on success, {0, current version} otherwise. */
 const COMPARE_AND_SET = `${REFUSE_LATE}
 local current = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
@@ -111,6 +118,7 @@ return total`;
 
 export interface RecapScripts {
   recapLoad(recordKey: string, ttlMs: number): Promise<[string, string, string] | null>;
+  recapLoadVersion(recordKey: string, ttlMs: number): Promise<number>;
   recapCompareAndSet(recordKey: string, deadline: number, expectedVersion: number, checkpointsJson: string, updatedAt: number, ttlMs: number): Promise<[0 | 1, number]>;
   recapLock(locksKey: string, deadline: number, id: string, token: string, ttlMs: number, prefix: number, link: string): Promise<[0 | 1, ...string[]]>;
   recapDelete(recordKey: string, deadline: number): Promise<number>;
@@ -123,6 +131,7 @@ export type ScriptedClient = (Redis | Cluster) & RecapScripts;
 
 export function defineRecapScripts(client: Redis | Cluster): ScriptedClient {
   client.defineCommand('recapLoad', { numberOfKeys: 1, lua: LOAD });
+  client.defineCommand('recapLoadVersion', { numberOfKeys: 1, lua: LOAD_VERSION });
   client.defineCommand('recapCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET });
   client.defineCommand('recapLock', { numberOfKeys: 1, lua: LOCK });
   client.defineCommand('recapDelete', { numberOfKeys: 1, lua: DELETE });

@@ -91,6 +91,11 @@ export class RedisStore implements Store {
     });
   }
 
+  async loadVersion(key: ConversationKey): Promise<number> {
+    const recordKey = this.recordKey(key);
+    return this.run('loadVersion', async () => Number(await this.client.recapLoadVersion(recordKey, this.options.ttlMs)));
+  }
+
   async updateCheckpoints(key: ConversationKey, edit: CheckpointEdit, expectedVersion?: number): Promise<UpdateResult> {
     const recordKey = this.recordKey(key);
     return this.run('updateCheckpoints', async (remainingMs) => {

@@ -141,7 +141,24 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
       expect(stored.filter((cp) => applies(cp, editedFirst))).toEqual([]);
     });
 
-    it('expires records after the TTL, and a load refreshes it', async () => {
+    it('reads a version alone: 0 without a record, what a load finds after each write, 0 once deleted', async () => {
+      const store = await open();
+      const key = newKey();
+      expect(await store.loadVersion(key)).toBe(0);
+      await store.updateCheckpoints(key, add(checkpoint(2, 'a')), 0);
+      expect(await store.loadVersion(key)).toBe(1);
+      await store.updateCheckpoints(key, add(checkpoint(4, 'b')));
+      expect(await store.loadVersion(key)).toBe(2);
+      expect((await store.load(key))?.version).toBe(2);
+      await store.delete(key);
+      expect(await store.loadVersion(key)).toBe(0);
+    });
+
+    const reads = {
+      load: async (store: Store, key: ConversationKey) => (await store.load(key)) !== null,
+      'version read': async (store: Store, key: ConversationKey) => (await store.loadVersion(key)) > 0,
+    };
+    it.each(Object.entries(reads))('expires records after the TTL, and a %s refreshes it', async (_, finds) => {
       const ttl = 600;
       const store = await open({ ttlMs: ttl });
       let key = newKey();
@@ -152,14 +169,14 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
         const written = Date.now();
         await until(writing + ttl / 2);
         const loading = Date.now();
-        const first = await store.load(key);
+        const first = await finds(store, key);
         if (Date.now() >= writing + ttl) return false;
-        expect(first).not.toBeNull();
-        // Past the write's own TTL, within the load's: alive only because the load refreshed it.
+        expect(first).toBe(true);
+        // Past the write's own TTL, within the read's: alive only because the read refreshed it.
         await until(written + ttl + MARGIN_MS);
-        const second = await store.load(key);
+        const second = await finds(store, key);
         if (Date.now() >= loading + ttl) return false;
-        expect(second).not.toBeNull();
+        expect(second).toBe(true);
         return true;
       });
       // Untouched for longer than the TTL: gone.

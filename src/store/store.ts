@@ -95,6 +95,8 @@ export interface Store {
   readonly events: EventLog;
   /** The record, or null; a hit refreshes its TTL. */
   load(key: ConversationKey): Promise<ConversationRecord | null>;
+  /** The record's version alone (0: no record), its checkpoints neither sent nor parsed; a hit refreshes its TTL as load's does. */
+  loadVersion(key: ConversationKey): Promise<number>;
   /**
    * Applies `edit` to the stored checkpoints under compare-and-set by version. With
    * `expectedVersion` (0 = no record yet) it writes only at that version; without, it applies the
