@@ -1,6 +1,7 @@
 import type { TokenCounter } from '../../tokens/counter.js';
 import { REPLY_PRIMING_TOKENS } from '../../tokens/message-tokens.js';
 import type { PromptBound } from '../format.js';
+import { MESSAGE_FRAMING_TOKENS, memberMessageBound } from '../item-bound.js';
 import { countedAs, countsKeyOf, knownRawToolsTokens, MEDIA_NOTE, mediaOf, systemMessage } from './count.js';
 import { hasMedia } from './media-tokens.js';
 import type { MessagesBody } from './recall.js';
@@ -12,24 +13,17 @@ import type { MessagesBody } from './recall.js';
 // (count.ts), all of which comes from the message's own bytes (a tool call's name and input, a
 // result's text, thinking and its redacted data, an unknown block's JSON), and every token of
 // which, by any encoding recap ships (the estimate included: at most one token per byte), covers
-// at least one byte: so its bytes bound its text, and ITEM_FRAMING_TOKENS what the message adds
-// around it. An image or a PDF costs more tokens than bytes: a request with one not counted before
-// has no bound. `system` counts as a leading system message, exactly once counted before
+// at least one byte: so its bytes bound its text, and MESSAGE_FRAMING_TOKENS what the message adds
+// around it (wire/item-bound.ts). An image or a PDF costs more tokens than bytes: a request with
+// one not counted before has no bound. `system` counts as a leading system message, exactly once counted before
 // (wire/system-message.ts), else by its bytes the same way; tools exactly once counted before,
 // else the body's bytes bound them.
-
-const ITEM_FRAMING_TOKENS = 10;
 
 export function messagesPromptBound(parsed: MessagesBody, counter: TokenCounter): PromptBound | null {
   const { body, raw } = parsed;
   const spans = parsed.members?.find((m) => m.key === 'messages')?.elements;
   if (!spans) return null;
-  let messages = REPLY_PRIMING_TOKENS;
-  const system = systemMessage(body);
-  if (system) {
-    const member = parsed.members!.find((m) => m.key === 'system')!;
-    messages += counter.known(system) ?? member.value.end - member.value.start + ITEM_FRAMING_TOKENS;
-  }
+  let messages = REPLY_PRIMING_TOKENS + memberMessageBound(parsed, 'system', systemMessage(body), counter);
   // Messages taken over from an earlier request: its exact counts and media, noted by this counter (count.ts).
   const counts = parsed.run?.earlier<readonly number[]>(countsKeyOf(counter));
   const media = parsed.run?.earlier<readonly number[]>(MEDIA_NOTE);
@@ -40,7 +34,7 @@ export function messagesPromptBound(parsed: MessagesBody, counter: TokenCounter)
     const known = counter.known(countedAs(item));
     if (known !== undefined) messages += known + mediaOf(item);
     else if (Array.isArray(item.content) && hasMedia(item.content)) return null;
-    else messages += spans[i]!.end - spans[i]!.start + ITEM_FRAMING_TOKENS;
+    else messages += spans[i]!.end - spans[i]!.start + MESSAGE_FRAMING_TOKENS;
   }
   return { messages, definitions: knownRawToolsTokens(counter, body) ?? raw.length };
 }
