@@ -29,8 +29,12 @@ import { readWithClock, writeDeadline } from './write-deadline.js';
 // Every key of one conversation carries the hash tag {tenant.conversation}, so on a cluster they
 // live in one slot and scripts over them never fail with CROSSSLOT.
 
-// Writers that lost a compare-and-set read and apply their edit again, this many times in all.
-const EDIT_ATTEMPTS = 4;
+// Writers that lost a compare-and-set read and apply their edit again, this many times in all. Of
+// n writers of one record at once each round lands one, so every one of 16 lands: branches of one
+// opening (sub-agents, retries) all write their conversation's record, and with 4 attempts eight
+// branches on two replicas lost them all about once a run, which held that compaction's claim
+// through its reply for want of its provisional checkpoint (decide.ts).
+const EDIT_ATTEMPTS = 16;
 
 export interface RedisStoreOptions extends StoreLimits {
   url: string;

@@ -141,6 +141,15 @@ export function runStoreCases(name: string, makeStore: MakeStore): void {
       expect(stored.filter((cp) => applies(cp, editedFirst))).toEqual([]);
     });
 
+    it('lands every one of a dozen edits made at once, none told to expect a version', async () => {
+      const store = await open();
+      const key = newKey();
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => store.updateCheckpoints(key, add(checkpoint(i + 2, `branch-${i}`)))));
+      expect(results.every((r) => r.ok)).toBe(true);
+      expect((await store.load(key))?.checkpoints).toHaveLength(12);
+      expect(await store.loadVersion(key)).toBe(12);
+    });
+
     it('reads a version alone: 0 without a record, what a load finds after each write, 0 once deleted', async () => {
       const store = await open();
       const key = newKey();
