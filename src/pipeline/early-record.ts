@@ -3,11 +3,12 @@ import { type Identity, identifyBy, MAX_CONVERSATION_ID_BYTES, type NamedConvers
 import type { ConversationKey } from '../store/store.js';
 import type { Records } from './records.js';
 
-// A conversation past its trigger reads its record on every request (the stored summary it
-// reuses). That read starts as the request arrives, before its body is read, when the
-// conversation's last request in this process read its record and could not have gone upstream
-// first (prepare.ts): the store's round trip then overlaps reading, parsing and counting the body
-// instead of following them. Only what is known at arrival finds it: the tenant and the
+// A conversation past its trigger that is planned first reads its record on every request (the
+// stored summary it reuses). That read starts as the request arrives, before its body is read,
+// when the conversation's last request in this process read its record, could not have gone
+// upstream first and did not go on its last decision (prepare.ts; one that did reads its record's
+// version alone after its reply, reuse-first-note.ts): the store's round trip then overlaps
+// reading, parsing and counting the body instead of following them. Only what is known at arrival finds it: the tenant and the
 // conversation the header names on this route, worked out by identify itself, so that a
 // tenant's entry is found by that tenant's requests alone (rule 7). The key read is the one the
 // last request read under (a model in audit mode keeps its records apart, audit.ts); a request
