@@ -86,6 +86,8 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
     let before = snapshot(pids);
     let measured = 0;
     let sent = 0;
+    // What each side's client waited for a reply: recap's own time (its log) ends after work done once the reply is out.
+    const roundTrips: number[][] = sides.map(() => []);
     // The cell's passes ROUNDS times (each pass a branch of the conversation again): the first
     // round warms up (V8 compiles the hot paths over the first few hundred requests).
     for (let round = 0; round < ROUNDS; round++)
@@ -93,7 +95,11 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
         for (const k of pass.upTo) {
           const body = bodyOf(size.history, pass.messages.slice(0, k));
           sent++;
-          for (let j = 0; j < clients.length; j++) await roundTrip(clients[(sent + j) % clients.length]!, body);
+          for (let j = 0; j < clients.length; j++) {
+            const side = (sent + j) % clients.length;
+            const t = await roundTrip(clients[side]!, body);
+            if (round > 0) roundTrips[side]!.push(t.ms);
+          }
           if (round > 0) measured++;
         }
         if (round === 0 && pass === size.passes.at(-1)) {
@@ -123,6 +129,7 @@ async function main(label: GrowthLabel, path: GrowthPathName, pattern: GrowthPat
         'own p95': own.p95,
         'total p50': total.p50,
         'to forward p50': summarize(s.log.map((l) => Number(l.forwardedMs ?? 0))).p50,
+        'round trip p50': summarize(roundTrips[i]!).p50,
         'forwarded first': first,
         'record reads': loads[i],
         requests: measured,

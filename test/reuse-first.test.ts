@@ -3,6 +3,7 @@ import { conversationIdHash, conversationIdText, tenantOf } from '../src/convers
 import type { ConversationKey, ConversationRecord, Store } from '../src/store/store.js';
 import { prose } from './helpers/conversation.js';
 import { type Harness, SUMMARIZER, smallModel, startHarness, TEST_SECRET } from './helpers/harness.js';
+import { recallCall, recallResults, toolNames } from './helpers/recall-task.js';
 import { storeOperations } from './helpers/store-operations.js';
 
 // A conversation past its trigger reuses one stored summary request after request: a request that
@@ -50,9 +51,10 @@ async function send(conversation: string, messages: Msg[], extra: Record<string,
     headers: { 'content-type': 'application/json', authorization: 'Bearer sk-reuse-first', 'x-conversation-id': conversation },
     body: JSON.stringify({ model: MODEL, [ROUTES[route].items]: messages, ...extra }),
   });
-  await res.text();
+  const text = await res.text();
   await until(() => requestLines().length > lines);
-  return { status: res.status, action: res.headers.get('x-recap-action'), forwardedFirst: requestLines().at(-1)!.forwardedFirst };
+  const figures = ['tokens-in', 'tokens-out', 'budget', 'recalls'].map((name) => res.headers.get(`x-recap-${name}`));
+  return { status: res.status, action: res.headers.get('x-recap-action'), figures, text, forwardedFirst: requestLines().at(-1)!.forwardedFirst };
 }
 
 /** A conversation grown turn by turn until it has reused its stored summary `reuses` times. */
@@ -123,22 +125,43 @@ describe('a reused request going upstream before its record is read', () => {
     expect(lastForwarded()).toEqual([...before, history.at(-1), ...added]);
   });
 
-  it.each<Route>(['chat', 'responses'])('forwards the very bytes that planning the request first forwards (%s)', async (route) => {
+  it.each<Route>(['chat', 'responses'])('forwards the very bytes, and answers the very headers, that planning the request first does (%s)', async (route) => {
     const conversation = `reuse-first-bytes-${route}`;
     const { history, turn } = await pastItsTrigger(conversation, 2, route);
     history.push({ role: 'user', content: prose(turn + 1, 40) });
-    expect(await send(conversation, history, {}, route)).toMatchObject({ action: 'reused', forwardedFirst: 'reused' });
+    const first = await send(conversation, history, {}, route);
+    expect(first).toMatchObject({ action: 'reused', forwardedFirst: 'reused' });
     const went = ROUTES[route].forwarded().at(-1)!.body;
     // The same request again, as if this process had written the record since: planned first.
     const writes = h.recap.runtime.records.writes;
     const writtenSince = writes.writtenSince;
     writes.writtenSince = () => true;
     try {
-      expect(await send(conversation, history, {}, route)).toMatchObject({ action: 'reused', forwardedFirst: undefined });
+      const planned = await send(conversation, history, {}, route);
+      expect(planned).toMatchObject({ action: 'reused', forwardedFirst: undefined });
+      // Its tokens in and out, its budget and its recalls (none) come from its note and its count.
+      expect(first.figures).toEqual(planned.figures);
+      expect(first.figures.every((f) => f !== null)).toBe(true);
     } finally {
       writes.writtenSince = writtenSince;
     }
     expect(ROUTES[route].forwarded().at(-1)!.body).toBe(went);
+  });
+
+  it('answers a recap_recall call in the reply of a request that went first', async () => {
+    const { history, turn } = await pastItsTrigger('reuse-first-recall', 2);
+    history.push({ role: 'user', content: prose(turn + 1, 40) });
+    const forwarded = h.fake.chatRequests().length;
+    h.fake.enqueue({ toolCalls: [recallCall({ query: history[1]!.content.split(' ').slice(0, 3).join(' ') })] }, { model: MODEL });
+    const result = await send('reuse-first-recall', history);
+    expect(result).toMatchObject({ status: 200, action: 'reused', forwardedFirst: 'reused' });
+    expect(result.figures[3]).toBe('1');
+    expect(result.text).not.toContain('recap_recall');
+    // The view it went with, then the continuation with recap's answer.
+    const [went, continued] = h.fake.chatRequests().slice(forwarded);
+    expect(toolNames(went!)).toContain('recap_recall');
+    expect(recallResults(continued!)).toHaveLength(1);
+    expect(h.fake.chatRequests()).toHaveLength(forwarded + 2);
   });
 
   it('plans first again after this process deleted the conversation, and forwards no summary of it', async () => {
