@@ -148,6 +148,37 @@ describe('a reused request going upstream before its record is read', () => {
     expect(ROUTES[route].forwarded().at(-1)!.body).toBe(went);
   });
 
+  it.each<Route>(['chat', 'responses'])(
+    'goes first on a branch of the conversation (its last question asked otherwise), with the bytes and headers planning it first gives, and so does the next request on it (%s)',
+    async (route) => {
+      const conversation = `reuse-first-branch-${route}`;
+      const { history, turn } = await pastItsTrigger(conversation, 2, route);
+      // The last request was the history but its reply; the branch asks its last question otherwise.
+      const branch = [...history.slice(0, -2), { role: 'user', content: prose(turn + 50, 40) }];
+      const first = await send(conversation, branch, {}, route);
+      expect(first).toMatchObject({ action: 'reused', forwardedFirst: 'reused' });
+      const went = ROUTES[route].forwarded().at(-1)!.body;
+      // The view it went with: the last one less the question taken away, then the new one.
+      expect(went).toContain(branch.at(-1)!.content);
+      expect(went).not.toContain(history.at(-2)!.content);
+      branch.push({ role: 'assistant', content: prose(turn + 60, 15) }, { role: 'user', content: prose(turn + 61, 40) });
+      // Its plan took the decision over: the next request on the branch goes first too.
+      expect(await send(conversation, branch, {}, route)).toMatchObject({ action: 'reused', forwardedFirst: 'reused' });
+      expect(h.logs.text).not.toContain('planned otherwise');
+      const writes = h.recap.runtime.records.writes;
+      const writtenSince = writes.writtenSince;
+      writes.writtenSince = () => true;
+      try {
+        const planned = await send(conversation, branch.slice(0, -2), {}, route);
+        expect(planned).toMatchObject({ action: 'reused', forwardedFirst: undefined });
+        expect(ROUTES[route].forwarded().at(-1)!.body).toBe(went);
+        expect(first.figures).toEqual(planned.figures);
+      } finally {
+        writes.writtenSince = writtenSince;
+      }
+    },
+  );
+
   it('answers a recap_recall call in the reply of a request that went first', async () => {
     const { history, turn } = await pastItsTrigger('reuse-first-recall', 2);
     history.push({ role: 'user', content: prose(turn + 1, 40) });

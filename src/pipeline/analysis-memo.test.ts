@@ -117,18 +117,21 @@ describe('the analysis memo', () => {
       { role: 'user', content: 'task' },
       { role: 'assistant', content: 'ok' },
     ];
-    memos.remember('c', { items, neutral: [], seg: analysisOf(items).seg, summaryItems: new Map(), recall: false }, 10);
+    memos.remember('c', { items, neutral: [], tokens: [4, 4], seg: analysisOf(items).seg, summaryItems: new Map(), recall: false }, 10);
     expect(memos.prior('c', [...items, { role: 'user', content: 'next' }])).toBeDefined();
     // The same bytes parsed anew are other objects: not taken over (nothing says they were not changed).
     expect(memos.prior('c', [items[0]!, { role: 'assistant', content: 'ok' }])).toBeUndefined();
     expect(memos.prior('c', items.slice(0, 1))).toBeUndefined();
     expect(memos.prior('other', items)).toBeUndefined();
+    // The last request's memo, whatever the next holds (a branch of it, decision-memo.ts noteForPrefix).
+    expect(memos.latest('c')?.items).toBe(items);
+    expect(memos.latest('other')).toBeUndefined();
   });
 
   it('keeps at most its bound of entries and bytes, the least recently remembered going first', () => {
     const memos = createAnalysisMemos({ entries: 2, bytes: 100 });
     const items = [{ role: 'user', content: 'x' }];
-    const memo = { items, neutral: [], seg: analysisOf(items as ChatMessage[]).seg, summaryItems: new Map(), recall: false };
+    const memo = { items, neutral: [], tokens: [4], seg: analysisOf(items as ChatMessage[]).seg, summaryItems: new Map(), recall: false };
     memos.remember('a', memo, 10);
     memos.remember('b', memo, 10);
     memos.remember('c', memo, 10);

@@ -14,6 +14,8 @@ import type { Checkpoint } from '../store/store.js';
 export interface Memo {
   items: readonly object[];
   neutral: readonly NeutralItem[];
+  /** Each item's tokens, as that request counted them. */
+  tokens: readonly number[];
   seg: Segmentation;
   /** The links of the items after the pinned block, once that request worked them out. */
   links?: string[];
@@ -68,6 +70,8 @@ export interface ReuseFirstNote {
 export interface AnalysisMemos {
   /** The memo of the key's last request, when this request starts with all of its items. */
   prior(key: string, items: readonly object[]): Memo | undefined;
+  /** The memo of the key's last request, whatever this request holds. */
+  latest(key: string): Memo | undefined;
   /** Whether any memo's request starts with `first` (the same object): a request starting otherwise has none to find. */
   startsWith(first: object | undefined): boolean;
   remember(key: string, memo: Memo, bytes: number): void;
@@ -91,6 +95,7 @@ export function createAnalysisMemos(bound: { entries: number; bytes: number }): 
       for (let i = 0; i < memo.items.length; i++) if (memo.items[i] !== items[i]) return undefined;
       return memo;
     },
+    latest: (key) => memos.get(key)?.memo,
     startsWith(first) {
       if (first === undefined) return false;
       for (const { memo } of memos.values()) if (memo.items[0] === first) return true;

@@ -94,7 +94,7 @@ export function* analyzeSteps<T>(input: AnalysisInput<T>): Steps<Analysis<T>> {
   const recall = input.recall ?? false;
   // A conversation has a few summaries at a time; past this many the map starts afresh.
   const summaryItems = prior?.recall === recall && prior.summaryItems.size < MAX_SUMMARY_ITEMS ? prior.summaryItems : new Map<string, object>();
-  const memo: Memo = { items: items as readonly object[], neutral, seg, summaryItems, recall };
+  const memo: Memo = { items: items as readonly object[], neutral, tokens: input.tokens, seg, summaryItems, recall };
   if (input.memo) input.memo.memos.remember(input.memo.key, memo, input.memo.bytes);
   const pinned = items.slice(0, seg.pinnedCount).filter((_, i) => i !== seg.summaryIndex);
   let pinnedTokens = 0;

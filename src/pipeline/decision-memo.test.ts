@@ -9,7 +9,7 @@ import { chatWire } from '../wire/chat/items.js';
 import { createAnalysisMemos } from './analysis-memo.js';
 import { type Analysis, analyze, buildView } from './analyze.js';
 import { candidates, chooseBase, matchingCheckpoints } from './choose-view.js';
-import { noteOf, takeOver } from './decision-memo.js';
+import { identityOf, noteForPrefix, noteOf, takeOver } from './decision-memo.js';
 
 // A request that extends the previous one of its conversation takes over that one's forward
 // decision: whenever it does, the candidates, the choice and the view must be what deciding it
@@ -105,6 +105,61 @@ describe('the decision memo', () => {
     expect(takenOver).toBeGreaterThan(50);
   });
 
+  it('gives a branch of the previous request (part of its items, then others) the candidates, choice and view of deciding it whole', () => {
+    let takenOver = 0;
+    fc.assert(
+      fc.property(
+        fc.array(step, { minLength: 4, maxLength: 14 }),
+        fc.array(step, { minLength: 1, maxLength: 6 }),
+        fc.nat(),
+        fc.array(step, { maxLength: 4 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 3 }),
+        // Below 1: the client's own view is over the trigger, so that a checkpoint is chosen.
+        fc.double({ min: 0.3, max: 0.95, noNaN: true }),
+        (opening, tail, cut, others, picks, share) => {
+          let ids = 0;
+          const start: ChatMessage[] = [{ role: 'system', content: 'rules' }, ...opening.flatMap((s) => s(ids++))];
+          const record: ConversationRecord = {
+            version: 1,
+            updatedAt: 0,
+            checkpoints: checkpointsOf(analysisOf(start.slice(), createAnalysisMemos({ entries: 4, bytes: 1 << 20 })), picks),
+          };
+          const previous = [...start, ...tail.flatMap((s) => s(ids++))];
+          const last = analysisOf(previous.slice(), createAnalysisMemos({ entries: 4, bytes: 1 << 20 }));
+          const rawOf = (x: Analysis<ChatMessage>) => candidates(x, null)[0]!.tokens;
+          const trigger = Math.round(rawOf(last) * share);
+          const made = decidedWhole(last, record, trigger);
+          const note = noteOf(last, model, true, made.all, made.choice, made.view);
+          // Mostly a branch after what the checkpoints are about (the start), sometimes anywhere.
+          const shared = cut % 4 === 0 ? 1 + (cut % previous.length) : start.length + (cut % (previous.length - start.length + 1));
+          const trimmed = note && noteForPrefix(note, last.memo, shared);
+          if (!trimmed) return;
+          // The note is the one deciding the shared items alone makes: each candidate's cost, and the view chosen.
+          const alone = analysisOf(previous.slice(0, shared), createAnalysisMemos({ entries: 4, bytes: 1 << 20 }));
+          const aloneAll = candidates(alone, record);
+          expect(aloneAll.map((c) => [identityOf(c.base.checkpoint), c.tokens])).toEqual(trimmed.candidates.map((c) => [c.checkpoint, c.tokens]));
+          const chosen = aloneAll[trimmed.chosen]!.base;
+          expect(buildView(alone, chosen.summary, chosen)).toEqual(trimmed.view);
+          const branch = [...previous.slice(0, shared), ...others.flatMap((s) => s(ids++))];
+          const a = analysisOf(branch, createAnalysisMemos({ entries: 4, bytes: 1 << 20 }));
+          const whole = decidedWhole(a, record, trigger);
+          const taken = takeOver({ a, note: trimmed, model, recall: true, matching: matchingCheckpoints(a, record), raw: rawOf(a), trigger, ownTrigger: trigger });
+          if (!taken) return;
+          if (shared < previous.length) takenOver++;
+          expect(whole.fits).toBe(true);
+          expect(taken.all.map((c) => [c.tokens, c.base.covered, [...c.base.cleared], c.base.summary])).toEqual(
+            whole.all.map((c) => [c.tokens, c.base.covered, [...c.base.cleared], c.base.summary]),
+          );
+          expect(taken.all.indexOf(taken.choice)).toBe(whole.all.indexOf(whole.choice));
+          expect(taken.view).toEqual(whole.view);
+        },
+      ),
+      { numRuns: 600, seed: 39 },
+    );
+    // The property is about something: branches that keep what the checkpoints are about are taken over.
+    expect(takenOver).toBeGreaterThan(30);
+  });
+
   describe('is not taken over', () => {
     const memos = createAnalysisMemos({ entries: 4, bytes: 1 << 20 });
     const history: ChatMessage[] = [
@@ -149,6 +204,21 @@ describe('the decision memo', () => {
     });
     it('when the view no longer fits under the trigger', () => {
       expect(attempt(next({ role: 'user', content: 'y'.repeat(4000) }))).toBeUndefined();
+    });
+    it('by a branch that takes away a call naming a cleared result again (its stub would name another tool)', () => {
+      const id = (first.rest[cp!.cleared![0]!] as { tool_call_id: string }).tool_call_id;
+      const noteAfter = (...added: ChatMessage[]) => {
+        const a = analysisOf([...history, ...added], createAnalysisMemos({ entries: 4, bytes: 1 << 20 }));
+        const whole = decidedWhole(a, record, trigger);
+        return { a, note: noteOf(a, model, true, whole.all, whole.choice, whole.view)! };
+      };
+      const plain = noteAfter(call('c9'), result('c9', 'y'), { role: 'user', content: 'more' });
+      expect(noteForPrefix(plain.note, plain.a.memo, history.length)).toBeDefined();
+      const renaming = noteAfter(
+        { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'other', arguments: '{}' } }] },
+        { role: 'user', content: 'more' },
+      );
+      expect(noteForPrefix(renaming.note, renaming.a.memo, history.length)).toBeUndefined();
     });
   });
 });

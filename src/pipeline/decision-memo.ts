@@ -1,6 +1,6 @@
 import type { NeutralItem } from '../compaction/items.js';
 import type { ModelConfig } from '../config/config.js';
-import type { DecisionNote } from './analysis-memo.js';
+import type { DecisionNote, Memo } from './analysis-memo.js';
 import type { Checkpoint } from '../store/store.js';
 import type { Analysis } from './analyze.js';
 import { type Base, type CandidateCosts, checkpointBase, chooseBase } from './choose-view.js';
@@ -45,6 +45,32 @@ export function noteOf<T>(
     checkpoints: all.slice(1).map((c) => c.base.checkpoint!),
     view,
   };
+}
+
+/**
+ * The note of a decision as if its request had held only its first `shared` items: what a branch
+ * of the conversation (a regenerated reply, an edited last turn, another path from the same
+ * history) takes over. Each candidate then costs what it cost less the items taken away, which
+ * every candidate shows verbatim after what its checkpoint is about: every checkpoint's prefix
+ * lies within the shared items, the view ends with these very objects, and none of them calls
+ * with the id of a result a stub may name (the stub names the last call with its id). Undefined
+ * when it is not so; the note itself when nothing is taken away.
+ */
+export function noteForPrefix(note: DecisionNote, memo: Pick<Memo, 'items' | 'neutral' | 'tokens'>, shared: number): DecisionNote | undefined {
+  const total = note.pinnedCount + note.restLength;
+  if (memo.items.length !== total || shared > total) return undefined;
+  if (shared === total) return note;
+  const restLength = shared - note.pinnedCount;
+  const removed = total - shared;
+  // At least one item after the pinned block stays, so that none of what follows can join it.
+  if (restLength < 1) return undefined;
+  for (const cp of note.checkpoints) if ((cp.prefix ?? cp.covered) > restLength) return undefined;
+  const kept = note.view.length - removed;
+  for (let i = 0; i < removed; i++) if (note.view[kept + i] !== memo.items[shared + i]) return undefined;
+  if (renamesAClearedResult(memo.neutral, note.pinnedCount, shared, memo.neutral.slice(shared))) return undefined;
+  let tokens = 0;
+  for (let i = shared; i < total; i++) tokens += memo.tokens[i]!;
+  return { ...note, restLength, candidates: note.candidates.map((c) => ({ checkpoint: c.checkpoint, tokens: c.tokens - tokens })), view: note.view.slice(0, kept) };
 }
 
 export interface TakeOverInput<T> {

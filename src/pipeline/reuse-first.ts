@@ -6,7 +6,7 @@ import type { ConversationKey } from '../store/store.js';
 import type { ParsedRequest, PromptBound, WireFormat } from '../wire/format.js';
 import { ANALYSIS_MEMOS, type AnalysisMemos, type ReuseFirstNote } from './analysis-memo.js';
 import { lowestTriggerRatio } from './cost-plan.js';
-import { renamesAClearedResult } from './decision-memo.js';
+import { noteForPrefix, renamesAClearedResult } from './decision-memo.js';
 import type { Arrival } from './early-record.js';
 import type { PathDeps } from './route-plan.js';
 import { calibrates } from './token-service.js';
@@ -18,8 +18,10 @@ import { calibrates } from './token-service.js';
 // - the checkpoints of that decision were found in a record read this process issued, none of the
 //   conversation's records was written by this process since (write-sequence.ts), and their time
 //   to live has not run out since (reuse-first-note.ts keeps that read's stamp);
-// - this request starts with all of the previous one's items (the same objects) and has the same
-//   bytes outside its items (the same model, limits, tools and recall offer, hence the same budget);
+// - this request starts with all of the previous one's items (the same objects), or with part of
+//   them that the decision can be taken back to (a branch: decision-memo.ts noteForPrefix), and
+//   has the same bytes outside its items (the same model, limits, tools and recall offer, hence
+//   the same budget);
 // - upper bounds of what the new items add (the format's prompt bound, as forward-first.ts uses it)
 //   keep the view forwarded below the lowest trigger line it may be planned by, while the less
 //   compacted candidates, which only grew, stay above the highest;
@@ -55,6 +57,14 @@ export function outsideItems(parsed: ParsedRequest, itemsKey: string): readonly 
   return [parsed.raw.subarray(0, member.value.start), parsed.raw.subarray(member.value.end)];
 }
 
+/** How many items `items` starts with of `last` (the same objects). */
+function sharedLength(last: readonly object[], items: readonly object[]): number {
+  const n = Math.min(last.length, items.length);
+  let i = 0;
+  while (i < n && last[i] === items[i]) i++;
+  return i;
+}
+
 /** The request on its conversation's last decision, when that provably stands; undefined when it must be planned first. */
 export function reuseFirst<T, P extends ParsedRequest>(
   deps: PathDeps,
@@ -70,24 +80,26 @@ export function reuseFirst<T, P extends ParsedRequest>(
   const identity = input.arrival?.identity ?? identifyBy(input.caller, input.conversation, () => format.opening(parsed, items), { secret: deps.secret, route: format.items.route });
   if (!identity.keepsRecords) return undefined;
   const key: ConversationKey = { tenant: identity.tenant, conversation: identity.conversation };
-  const memo = memos.prior(`${format.items.route}\n${key.tenant}\n${key.conversation}`, items as readonly object[]);
-  const first = memo?.reuseFirst;
-  if (!memo || !first || first.note !== memo.decision || first.note.model !== model || first.recallEnabled !== model.recall.enabled) return undefined;
-  const { note } = first;
+  const memo = memos.latest(`${format.items.route}\n${key.tenant}\n${key.conversation}`);
+  const noted = memo?.reuseFirst;
+  if (!memo || !noted || noted.note !== memo.decision || noted.note.model !== model || noted.recallEnabled !== model.recall.enabled) return undefined;
   // Memos are the process's; write sequences are each runtime's (tests run replicas side by side).
-  if (first.writes !== deps.records.writes || deps.records.writes.writtenSince(key, first.seq)) return undefined;
+  if (noted.writes !== deps.records.writes || deps.records.writes.writtenSince(key, noted.seq)) return undefined;
   const now = Date.now();
-  if (now - first.readAt >= deps.config.store.ttl_seconds * 1000 || !note.checkpoints.every((cp) => isLive(cp, now))) return undefined;
-  if (memo.items.length !== note.pinnedCount + note.restLength) return undefined;
+  if (now - noted.readAt >= deps.config.store.ttl_seconds * 1000 || !noted.note.checkpoints.every((cp) => isLive(cp, now))) return undefined;
+  const shared = sharedLength(memo.items, items as readonly object[]);
+  const note = noteForPrefix(noted.note, memo, shared);
+  if (!note) return undefined;
+  const first = note === noted.note ? noted : { ...noted, note };
   const outside = outsideItems(parsed, format.itemsKey);
   if (!outside || !outside[0].equals(first.outside[0]) || !outside[1].equals(first.outside[1])) return undefined;
-  const added = items.slice(memo.items.length);
+  const added = items.slice(shared);
   // A new call with the id of an earlier result (the memo's items after the pinned block) would rename its stub.
   if (
     renamesAClearedResult(
       memo.neutral,
       note.pinnedCount,
-      memo.items.length,
+      shared,
       added.map((item) => format.items.describe(item)),
     )
   )
