@@ -139,7 +139,7 @@ describe('a reused request going upstream before its record is read', () => {
     try {
       const planned = await send(conversation, history, {}, route);
       expect(planned).toMatchObject({ action: 'reused', forwardedFirst: undefined });
-      // Its tokens in and out, its budget and its recalls (none) come from its note and its count.
+      // Its tokens in and out, its budget and its recalls (none) are those planning it first answers.
       expect(first.figures).toEqual(planned.figures);
       expect(first.figures.every((f) => f !== null)).toBe(true);
     } finally {
