@@ -55,7 +55,7 @@ export interface ReuseFirstNote {
   note: DecisionNote;
   /** The request's bytes before and after its items' array: another request with the same has the same budget, tools and recall offer. */
   outside: readonly [Buffer, Buffer];
-  /** The budgets its views were planned against: every view's, and the client's own (prepare.ts viewBudgets). */
+  /** The budgets its views were planned against: every view's, and the client's own (prepare-input.ts viewBudgets). */
   lines: { view: number; own: number };
   /** Whether the view went with recap_recall, and whether the model had recall on (`recap eval` turns it off and on between requests). */
   recall: boolean;

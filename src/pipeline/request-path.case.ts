@@ -26,7 +26,7 @@ import { createBackgroundCompactor } from './background.js';
 import type { ForwardFirst } from './forward-first.js';
 import type { PathDeps } from './route-plan.js';
 import { planRules } from './plan-rules.js';
-import { planCompaction } from './prepare.js';
+import { planCompaction } from './plan-conversation.js';
 import type { PrepareRooms } from './prepare-room.js';
 import { createRecords } from './records.js';
 import { describeCheckpoint } from './span-checkpoint.js';
