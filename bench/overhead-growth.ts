@@ -46,7 +46,7 @@ export const GROWTH_PARAMS = {
   /**
    * Measured passes per size, after one pass of warm-up: 288 requests at 20 KB, 192 at 400 KB and
    * 128 at 2 MB, where the goals are tight (with 96 and 64, a 20 KB cell's median over the pipe
-   * moved by up to 0.2 ms from run to run, a 2 MB cell's by up to 1.5 ms).
+   * moved by up to 0.3 ms from run to run, a 2 MB cell's by up to 1.5 ms).
    */
   passes: { steps: { '20KB': 36, '400KB': 24, '2MB': 16, '8MB': 5 }, turns: { '20KB': 144, '400KB': 24, '2MB': 16, '8MB': 5 } } as Record<
     GrowthPattern,
