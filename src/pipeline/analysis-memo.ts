@@ -77,6 +77,14 @@ export interface AnalysisMemos {
   remember(key: string, memo: Memo, bytes: number): void;
 }
 
+/** How many items `items` starts with of `last` (the same objects): a pointer compare per item, far cheaper than any of what it saves. */
+export function sharedLength(last: readonly object[], items: readonly object[]): number {
+  const n = Math.min(last.length, items.length);
+  let i = 0;
+  while (i < n && last[i] === items[i]) i++;
+  return i;
+}
+
 export function createAnalysisMemos(bound: { entries: number; bytes: number }): AnalysisMemos {
   // A map keeps insertion order: the first entry is the least recently remembered.
   const memos = new Map<string, { memo: Memo; bytes: number }>();
@@ -90,10 +98,7 @@ export function createAnalysisMemos(bound: { entries: number; bytes: number }): 
   return {
     prior(key, items) {
       const memo = memos.get(key)?.memo;
-      if (!memo || memo.items.length > items.length) return undefined;
-      // A pointer compare per item: far cheaper than any of what it saves.
-      for (let i = 0; i < memo.items.length; i++) if (memo.items[i] !== items[i]) return undefined;
-      return memo;
+      return memo && sharedLength(memo.items, items) === memo.items.length ? memo : undefined;
     },
     latest: (key) => memos.get(key)?.memo,
     startsWith(first) {

@@ -4,7 +4,7 @@ import { type Identity, identifyBy, type NamedConversation } from '../conversati
 import { isLive } from '../store/checkpoints.js';
 import type { ConversationKey } from '../store/store.js';
 import type { ParsedRequest, PromptBound, WireFormat } from '../wire/format.js';
-import { ANALYSIS_MEMOS, type AnalysisMemos, type ReuseFirstNote } from './analysis-memo.js';
+import { ANALYSIS_MEMOS, type AnalysisMemos, type ReuseFirstNote, sharedLength } from './analysis-memo.js';
 import { lowestTriggerRatio } from './cost-plan.js';
 import { noteForPrefix, renamesAClearedResult } from './decision-memo.js';
 import type { Arrival } from './early-record.js';
@@ -55,14 +55,6 @@ export function outsideItems(parsed: ParsedRequest, itemsKey: string): readonly 
   const member = parsed.members?.find((m) => m.key === itemsKey);
   if (!member) return null;
   return [parsed.raw.subarray(0, member.value.start), parsed.raw.subarray(member.value.end)];
-}
-
-/** How many items `items` starts with of `last` (the same objects). */
-function sharedLength(last: readonly object[], items: readonly object[]): number {
-  const n = Math.min(last.length, items.length);
-  let i = 0;
-  while (i < n && last[i] === items[i]) i++;
-  return i;
 }
 
 /** The request on its conversation's last decision, when that provably stands; undefined when it must be planned first. */
