@@ -72,6 +72,18 @@ async function pastItsTrigger(conversation: string, reuses: number, route: Route
   return { history, turn, sent };
 }
 
+/** The same request planned first: sent as if this process had written the conversation's record since. */
+async function plannedFirst(conversation: string, messages: Msg[], route: Route) {
+  const writes = h.recap.runtime.records.writes;
+  const writtenSince = writes.writtenSince;
+  writes.writtenSince = () => true;
+  try {
+    return await send(conversation, messages, {}, route);
+  } finally {
+    writes.writtenSince = writtenSince;
+  }
+}
+
 /** Holds the store's record reads (whole, or the version alone) until `release`; `issued` has what `at()` said as each was issued, until `restore`. */
 function holdReads(at: () => number): { release: () => void; restore: () => void; issued: number[] } {
   const store = h.recap.runtime.records.store;
@@ -132,21 +144,36 @@ describe('a reused request going upstream before its record is read', () => {
     const first = await send(conversation, history, {}, route);
     expect(first).toMatchObject({ action: 'reused', forwardedFirst: 'reused' });
     const went = ROUTES[route].forwarded().at(-1)!.body;
-    // The same request again, as if this process had written the record since: planned first.
-    const writes = h.recap.runtime.records.writes;
-    const writtenSince = writes.writtenSince;
-    writes.writtenSince = () => true;
-    try {
-      const planned = await send(conversation, history, {}, route);
-      expect(planned).toMatchObject({ action: 'reused', forwardedFirst: undefined });
-      // Its tokens in and out, its budget and its recalls (none) are those planning it first answers.
-      expect(first.figures).toEqual(planned.figures);
-      expect(first.figures.every((f) => f !== null)).toBe(true);
-    } finally {
-      writes.writtenSince = writtenSince;
-    }
+    const planned = await plannedFirst(conversation, history, route);
+    expect(planned).toMatchObject({ action: 'reused', forwardedFirst: undefined });
+    // Its tokens in and out, its budget and its recalls (none) are those planning it first answers.
+    expect(first.figures).toEqual(planned.figures);
+    expect(first.figures.every((f) => f !== null)).toBe(true);
     expect(ROUTES[route].forwarded().at(-1)!.body).toBe(went);
   });
+
+  it.each<Route>(['chat', 'responses'])(
+    'goes first when the new message has more bytes than the budget but its tokens fit: counted before it goes, with the bytes and headers planning it first gives (%s)',
+    async (route) => {
+      const conversation = `reuse-first-counted-${route}`;
+      const { history, turn } = await pastItsTrigger(conversation, 2, route);
+      // A pasted log's padding: 8,000 spaces are some 60 tokens, and more bytes than the whole budget.
+      history.push({ role: 'user', content: `${prose(turn + 1, 10)}${' '.repeat(8000)}` });
+      const first = await send(conversation, history, {}, route);
+      expect(Number(first.figures[2])).toBeLessThan(8000);
+      expect(first).toMatchObject({ status: 200, action: 'reused', forwardedFirst: 'reused' });
+      const went = ROUTES[route].forwarded().at(-1)!.body;
+      expect(went).toContain(' '.repeat(8000));
+      const planned = await plannedFirst(conversation, history, route);
+      expect(planned).toMatchObject({ action: 'reused', forwardedFirst: undefined });
+      expect(first.figures).toEqual(planned.figures);
+      expect(ROUTES[route].forwarded().at(-1)!.body).toBe(went);
+      // The next request goes first on the decision this one took over.
+      history.push({ role: 'assistant', content: prose(turn + 70, 15) }, { role: 'user', content: prose(turn + 71, 40) });
+      expect(await send(conversation, history, {}, route)).toMatchObject({ action: 'reused', forwardedFirst: 'reused' });
+      expect(h.logs.text).not.toContain('planned otherwise');
+    },
+  );
 
   it.each<Route>(['chat', 'responses'])(
     'goes first on a branch of the conversation (its last question asked otherwise), with the bytes and headers planning it first gives, and so does the next request on it (%s)',
@@ -165,19 +192,19 @@ describe('a reused request going upstream before its record is read', () => {
       // Its plan took the decision over: the next request on the branch goes first too.
       expect(await send(conversation, branch, {}, route)).toMatchObject({ action: 'reused', forwardedFirst: 'reused' });
       expect(h.logs.text).not.toContain('planned otherwise');
-      const writes = h.recap.runtime.records.writes;
-      const writtenSince = writes.writtenSince;
-      writes.writtenSince = () => true;
-      try {
-        const planned = await send(conversation, branch.slice(0, -2), {}, route);
-        expect(planned).toMatchObject({ action: 'reused', forwardedFirst: undefined });
-        expect(ROUTES[route].forwarded().at(-1)!.body).toBe(went);
-        expect(first.figures).toEqual(planned.figures);
-      } finally {
-        writes.writtenSince = writtenSince;
-      }
+      const planned = await plannedFirst(conversation, branch.slice(0, -2), route);
+      expect(planned).toMatchObject({ action: 'reused', forwardedFirst: undefined });
+      expect(ROUTES[route].forwarded().at(-1)!.body).toBe(went);
+      expect(first.figures).toEqual(planned.figures);
     },
   );
+
+  it('plans first when the new message is counted and does not fit beside the last view', async () => {
+    const { history, turn } = await pastItsTrigger('reuse-first-counted-over', 2);
+    const next = await send('reuse-first-counted-over', [...history, { role: 'user', content: prose(turn + 1, 1500) }]);
+    expect(next.status).toBe(200);
+    expect(next.forwardedFirst).toBeUndefined();
+  });
 
   it('answers a recap_recall call in the reply of a request that went first', async () => {
     const { history, turn } = await pastItsTrigger('reuse-first-recall', 2);

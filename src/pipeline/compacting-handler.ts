@@ -12,6 +12,7 @@ import type { Metrics } from '../observability/metrics.js';
 import { type OutcomePart, type RequestOutcome, recapHeaders } from '../observability/outcome.js';
 import { clientField } from '../observability/request-log.js';
 import { createEarlyRecords } from './early-record.js';
+import { countOnce } from './count-once.js';
 import { forwardFirstOf, promptBoundOnce } from './forward-first.js';
 import { prepareRequest } from './prepare.js';
 import { reuseFirst } from './reuse-first.js';
@@ -137,7 +138,8 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
       const bound = promptBoundOnce(format, parsed, deps.tokens.counterFor);
       const forwardedFirst = forwardFirstOf(format, parsed, model, bound, conversation) ?? undefined;
       // Past its trigger, a conversation's request may go upstream on its last decision.
-      const reusedFirst = forwardedFirst ? undefined : reuseFirst(deps.pipeline, format, { caller, conversation, arrival, parsed, model, bound });
+      const count = countOnce(format, parsed, deps.pipeline.tokens);
+      const reusedFirst = forwardedFirst ? undefined : await reuseFirst(deps.pipeline, format, { caller, conversation, arrival, parsed, model, bound, count });
       if (forwardedFirst || reusedFirst) {
         outcome = { ...outcome, forwardedFirst: forwardedFirst ?? 'reused' };
         early = send(upstream, reusedFirst?.body ?? raw);
@@ -157,6 +159,7 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
         signal,
         forwardedFirst,
         reusedFirst,
+        count,
         bytes: raw.length,
         apiHeaders: apiHeadersOf(req.headers),
       });

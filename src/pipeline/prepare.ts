@@ -9,6 +9,7 @@ import { sharedPrefixSource } from './shared-prefix.js';
 import type { PathDeps, RoutePlan } from './route-plan.js';
 import { planUntouched, type PrepareInput, recordKey } from './prepare-input.js';
 import { planCompaction } from './plan-conversation.js';
+import { type CountOnce, exactBound } from './count-once.js';
 
 // The compaction part of a route's request path once its adapter has counted the request (docs/design.md
 // "One request": … → load record → choose the view → plan: fits / reuse / compact / degrade), the
@@ -45,7 +46,7 @@ function copied(outside: readonly [Buffer, Buffer] | null): readonly [Buffer, Bu
 export async function prepareRequest<T, P extends ParsedRequest>(
   deps: PathDeps,
   format: WireFormat<T, P>,
-  input: PrepareInput & { parsed: P; arrival?: Arrival | undefined },
+  input: PrepareInput & { parsed: P; arrival?: Arrival | undefined; count?: CountOnce<T> | undefined },
 ): Promise<RoutePlan<T>> {
   const { parsed, model, arrival } = input;
   const items = model && model.compaction.strategy !== 'off' ? format.compactable(parsed) : null;
@@ -62,13 +63,13 @@ export async function prepareRequest<T, P extends ParsedRequest>(
   const read = prefetchRecord(deps, { ...input, model }, identity, arrival?.take());
   // Calibration is the tenant's own (tokens/calibration.ts): no other tenant's traffic moves its counts.
   const counters = deps.tokens.forTenant(identity.tenant);
-  const counted = await format.count(counters, parsed, model);
+  // Counted already when reuse-first needed the count (count-once.ts).
+  const counted = await (input.count ? input.count(identity.tenant, model) : format.count(counters, parsed, model));
   // What the conversation's next request reads as it arrives: this one's record, unless this one,
   // counted exactly, would have gone upstream first had its history been known, as the next then
   // most likely does (forward-first.ts), or this one went on its last decision, as the next then
   // most likely does too, reading the record's version alone after its reply (reuse-first-note.ts).
-  const exact = () => ({ messages: counted.rawOut(null) - counted.rawTools, definitions: counted.rawTools });
-  const next = read && !input.reusedFirst && canForwardFirst(parsed.body, exact, model, input.conversation) === null;
+  const next = read && !input.reusedFirst && canForwardFirst(parsed.body, () => exactBound(counted), model, input.conversation) === null;
   arrival?.settle(next ? read.key : undefined);
   const recall = format.recall ? format.recallOffer(model, parsed, counted, counters.scaleFor(model)) : undefined;
   // The injected tool is planned for as one of the request's tools (rule 3).

@@ -35,17 +35,17 @@ function formatOpening(opened: () => void): WireFormat<object, ParsedRequest> {
 }
 
 describe('going upstream on the last decision', () => {
-  it('never works out the opening of a conversation no memo starts like', () => {
+  it('never works out the opening of a conversation no memo starts like', async () => {
     let opened = 0;
     const messages = [{ role: 'user', content: 'x'.repeat(1000) }];
     const parsed = { body: { model: 'm', messages }, raw: Buffer.from('{}') } as unknown as ParsedRequest;
     const deps = { config, secret: 's'.repeat(32) } as unknown as PathDeps;
     const memos = createAnalysisMemos({ entries: 4, bytes: 1 << 20 });
     const caller = { kind: 'credential', credential: 'sk-a' } as never;
-    const went = reuseFirst(
+    const went = await reuseFirst(
       deps,
       formatOpening(() => opened++),
-      { caller, conversation: undefined, arrival: undefined, parsed, model, bound: () => null },
+      { caller, conversation: undefined, arrival: undefined, parsed, model, bound: () => null, count: () => Promise.reject(new Error('not counted')) },
       memos,
     );
     expect(went).toBeUndefined();

@@ -7,6 +7,7 @@ import type { ParsedRequest, PromptBound, WireFormat } from '../wire/format.js';
 import { ANALYSIS_MEMOS, type AnalysisMemos, type ReuseFirstNote, sharedLength } from './analysis-memo.js';
 import { lowestTriggerRatio } from './cost-plan.js';
 import { noteForPrefix, renamesAClearedResult } from './decision-memo.js';
+import { type CountOnce, exactBound } from './count-once.js';
 import type { Arrival } from './early-record.js';
 import type { PathDeps } from './route-plan.js';
 import { calibrates } from './token-service.js';
@@ -24,7 +25,9 @@ import { calibrates } from './token-service.js';
 //   the same budget);
 // - upper bounds of what the new items add (the format's prompt bound, as forward-first.ts uses it)
 //   keep the view forwarded below the lowest trigger line it may be planned by, while the less
-//   compacted candidates, which only grew, stay above the highest;
+//   compacted candidates, which only grew, stay above the highest. Where the bytes of the new items
+//   leave no such room (a tool result's text has several bytes a token), the request is counted
+//   first (count-once.ts), and its count is the bound: the count its plan is then made with;
 // - no new item calls with the id of a result the view may show as a stub (decision-memo.ts).
 // Another replica may have written the record since: a checkpoint it added is further compacted
 // and changes no choice (the least compacted candidate that fits wins); one it deleted is used
@@ -48,6 +51,8 @@ export interface ReuseFirstInput<P> {
   model: ModelConfig | undefined;
   /** The request's prompt bound (forward-first.ts promptBoundOnce). */
   bound: (model: ModelConfig) => PromptBound | null;
+  /** The request's count, shared with its plan. */
+  count: CountOnce<unknown>;
 }
 
 /** The bytes of `parsed` before and after its items' array, or null when its members are unknown. */
@@ -58,12 +63,12 @@ export function outsideItems(parsed: ParsedRequest, itemsKey: string): readonly 
 }
 
 /** The request on its conversation's last decision, when that provably stands; undefined when it must be planned first. */
-export function reuseFirst<T, P extends ParsedRequest>(
+export async function reuseFirst<T, P extends ParsedRequest>(
   deps: PathDeps,
   format: WireFormat<T, P>,
   input: ReuseFirstInput<P>,
   memos: AnalysisMemos = ANALYSIS_MEMOS,
-): ReusedFirst | undefined {
+): Promise<ReusedFirst | undefined> {
   const { model, parsed } = input;
   if (!model || model.compaction.strategy === 'off' || model.compaction.mode === 'audit' || calibrates(model)) return undefined;
   const items = format.compactable(parsed);
@@ -96,11 +101,14 @@ export function reuseFirst<T, P extends ParsedRequest>(
     )
   )
     return undefined;
-  const bound = input.bound(model);
-  if (bound === null) return undefined;
   // What the new items add to every candidate: the client's own view's growth, at most.
-  const most = bound.messages - note.candidates[0]!.tokens;
-  if (note.candidates[note.chosen]!.tokens + most > lowestTriggerRatio(model) * first.lines.view) return undefined;
+  const fits = (bound: PromptBound | null) =>
+    bound !== null && note.candidates[note.chosen]!.tokens + bound.messages - note.candidates[0]!.tokens <= lowestTriggerRatio(model) * first.lines.view;
+  if (!fits(input.bound(model))) {
+    const counted = exactBound(await input.count(identity.tenant, model));
+    // The record may have been written while the count yielded to other requests.
+    if (!fits(counted) || deps.records.writes.writtenSince(key, noted.seq)) return undefined;
+  }
   const highest = model.compaction.trigger_ratio;
   for (let k = 0; k < note.chosen; k++) if (note.candidates[k]!.tokens <= highest * (k === 0 ? first.lines.own : first.lines.view)) return undefined;
   const view = (note.view as T[]).concat(added);
