@@ -137,8 +137,9 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
 
       const bound = promptBoundOnce(format, parsed, deps.tokens.counterFor);
       const forwardedFirst = forwardFirstOf(format, parsed, model, bound, conversation) ?? undefined;
-      // Past its trigger, a conversation's request may go upstream on its last decision.
+      // Counted at most once, by reuse-first or by prepare().
       const count = countOnce(format, parsed, deps.pipeline.tokens);
+      // Past its trigger, a conversation's request may go upstream on its last decision.
       const reusedFirst = forwardedFirst ? undefined : await reuseFirst(deps.pipeline, format, { caller, conversation, arrival, parsed, model, bound, count });
       if (forwardedFirst || reusedFirst) {
         outcome = { ...outcome, forwardedFirst: forwardedFirst ?? 'reused' };
