@@ -76,6 +76,28 @@ async function lockKeys(): Promise<string[]> {
 
 const summarizerCalls = () => h.fake.summarizerRequests().length;
 
+/**
+ * Sends a request that compacts and resolves once its summarizer call is in, the summary held back
+ * until `fault` is in place: its checkpoint write then comes after the fault, however long setting
+ * it takes on a loaded machine (spawning redis-cli can take longer than the summarizer's latency).
+ */
+async function compactingThrough(conversation: string, turns: number, fault: () => Promise<void>) {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  h.fake.enqueue({ heldUntil: held }, { model: SUMMARIZER });
+  const calls = summarizerCalls();
+  const sent = send(conversation, history(turns));
+  try {
+    await waitFor('the summarizer call', async () => summarizerCalls() > calls);
+    await fault();
+  } finally {
+    release();
+  }
+  return sent;
+}
+
 /** After recovery the conversation compacts once more and then reuses: one checkpoint, written provisionally then confirmed. */
 async function expectRecovered(conversation: string, turns: number) {
   expect((await send(conversation, history(turns))).action).toBe('compacted');
@@ -90,12 +112,9 @@ describe('Redis faults during a compaction', () => {
   it('CLIENT PAUSE WRITE during the compare-and-set: served while writes are held, the held write never lands, the lock is freed', async () => {
     const conv = 'pause-cas';
     const calls = summarizerCalls();
-    const first = send(conv, history(30));
     // The request holds the lock and waits for its summary; its checkpoint write comes next.
-    await waitFor('the summarizer call', async () => summarizerCalls() > calls);
-    // Held until the test lets go (CLIENT UNPAUSE), however long the requests take.
-    await pauseWrites(redis.port, 600_000);
-    const a = await first;
+    // Writes are held until the test lets go (CLIENT UNPAUSE), however long the requests take.
+    const a = await compactingThrough(conv, 30, () => pauseWrites(redis.port, 600_000));
     // A later turn while writes are still held: it cannot load, lock or write.
     const b = await send(conv, history(31));
     for (const r of [a, b]) expect(r.action).toBe('compacted');
@@ -128,11 +147,8 @@ describe('Redis faults during a compaction', () => {
   it("Redis killed during the compare-and-set: served while it is dead; back with its data, the dead request's lock is freed", async () => {
     const conv = 'kill-cas';
     const calls = summarizerCalls();
-    const first = send(conv, history(30));
-    await waitFor('the summarizer call', async () => summarizerCalls() > calls);
-    await redis.kill();
     // Redis stays dead until the restart below: both requests are served without it.
-    const a = await first;
+    const a = await compactingThrough(conv, 30, () => redis.kill());
     const b = await send(conv, history(31));
     for (const r of [a, b]) expect(r.action).toBe('compacted');
 
