@@ -77,9 +77,10 @@ async function lockKeys(): Promise<string[]> {
 const summarizerCalls = () => h.fake.summarizerRequests().length;
 
 /**
- * Sends a request that compacts and resolves once its summarizer call is in, the summary held back
- * until `fault` is in place: its checkpoint write then comes after the fault, however long setting
- * it takes on a loaded machine (spawning redis-cli can take longer than the summarizer's latency).
+ * Sends a request that compacts and answers what it got. Its summary is held back from the moment
+ * its summarizer call is in until `fault` is in place: its checkpoint write then comes after the
+ * fault, however long setting it takes on a loaded machine (spawning redis-cli can take longer
+ * than the summarizer's latency).
  */
 async function compactingThrough(conversation: string, turns: number, fault: () => Promise<void>) {
   let release!: () => void;
