@@ -8,6 +8,9 @@ import { type SendOutcome, sendUpstreamResponse } from './send-upstream-response
 // client_stall_ms, as with a reply relayed chunk by chunk.
 
 const STALL_MS = 300;
+// A held reply goes in one write, and its stall timer runs until the whole of it has drained: a
+// reader in this same process, on a loaded machine, could take 300 ms over 8 MB and be let go.
+const READER_STALL_MS = 10_000;
 let server: Server | undefined;
 afterEach(async () => {
   const s = server;
@@ -18,14 +21,14 @@ afterEach(async () => {
 });
 
 /** A server that answers every request with `body` through sendUpstreamResponse; its outcomes come in order. */
-async function serving(body: Buffer): Promise<{ port: number; outcomes: Promise<SendOutcome>[] }> {
+async function serving(body: Buffer, stallMs = STALL_MS): Promise<{ port: number; outcomes: Promise<SendOutcome>[] }> {
   const outcomes: Promise<SendOutcome>[] = [];
   server = createServer((_req, res) => {
     outcomes.push(
       sendUpstreamResponse(
         res,
         { statusCode: 200, headers: { 'content-type': 'application/json', 'content-length': String(body.length) }, body },
-        { upstream: 'test', clientStallMs: STALL_MS },
+        { upstream: 'test', clientStallMs: stallMs },
       ),
     );
   });
@@ -36,7 +39,7 @@ async function serving(body: Buffer): Promise<{ port: number; outcomes: Promise<
 describe('a whole reply', () => {
   it('reaches a client that reads it, every byte', async () => {
     const body = Buffer.alloc(8 * 1024 * 1024, 'a');
-    const { port, outcomes } = await serving(body);
+    const { port, outcomes } = await serving(body, READER_STALL_MS);
     const res = await fetch(`http://127.0.0.1:${port}/`);
     const got = Buffer.from(await res.arrayBuffer());
     expect(got.equals(body)).toBe(true);
