@@ -8,12 +8,13 @@ import type { Records } from './records.js';
 // when the conversation's last request in this process read its record, could not have gone
 // upstream first and did not go on its last decision (prepare.ts; one that did reads its record's
 // version alone after its reply, reuse-first-note.ts): the store's round trip then overlaps
-// reading, parsing and counting the body instead of following them. Only what is known at arrival finds it: the tenant and the
-// conversation the header names on this route, worked out by identify itself, so that a
-// tenant's entry is found by that tenant's requests alone (rule 7). The key read is the one the
-// last request read under (a model in audit mode keeps its records apart, audit.ts); a request
-// whose own key differs reads its own instead. The read belongs to its request alone: a later
-// request never takes an earlier one's, which the store may have moved past since.
+// reading, parsing and counting the body instead of following them. Only what is known at
+// arrival finds it: the tenant and the conversation the header names on this route, worked out
+// by identify itself, so that a tenant's entry is found by that tenant's requests alone (rule 7).
+// The key read is the one the last request read under (a model in audit mode keeps its records
+// apart, audit.ts); a request whose own key differs reads its own instead. The read belongs to
+// its request alone: a later request never takes an earlier one's, which the store may have
+// moved past since.
 //
 // A request that turns out not to need its record (forwarded first, another model) wastes that
 // one read. It is rare: a client resends its whole history, so a conversation past its trigger
