@@ -178,8 +178,11 @@ describe('reading a record as its request arrives, with Redis gone', () => {
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      // Its record read as it arrived answers 'unavailable': compacted again inline (rule 8).
-      const past = await post(h.recap.url, KEY_A, 'early-outage', { model: 'gpt-test-small', messages: [...history, { role: 'user', content: prose(100) }] });
+      // Its record read as it arrived answers 'unavailable': compacted again inline (rule 8). Its
+      // other temperature keeps it from going upstream on the last decision (reuse-first.ts), which
+      // reads no record before it goes.
+      const body = { model: 'gpt-test-small', temperature: 0.5, messages: [...history, { role: 'user', content: prose(100) }] };
+      const past = await post(h.recap.url, KEY_A, 'early-outage', body);
       expect(past).toMatchObject({ status: 200, action: 'compacted' });
       // A read nothing waits for: the request went as sent.
       const small = { model: 'gpt-test-small', messages: [{ role: 'user', content: 'Still there?' }] };

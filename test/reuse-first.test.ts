@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationIdHash, conversationIdText, tenantOf } from '../src/conversation/identify.js';
 import type { ConversationKey, ConversationRecord, Store } from '../src/store/store.js';
+import { logPart } from './helpers/agent-task.js';
 import { prose } from './helpers/conversation.js';
 import { type Harness, SUMMARIZER, smallModel, startHarness, TEST_SECRET } from './helpers/harness.js';
 import { recallCall, recallResults, toolNames } from './helpers/recall-task.js';
@@ -12,21 +13,25 @@ import { storeOperations } from './helpers/store-operations.js';
 // it would have sent. A write of the record in this process, other bytes outside the messages,
 // or a record another replica changed send the conversation back to planning first.
 
-type Msg = { role: string; content: string };
+type Msg = { role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string };
 const MODEL = 'gpt-test-small';
 // No room kept for a recall answer: the histories are sized against the whole budget.
 const model = { ...smallModel(), recall: { answer_room_tokens: 0 } };
+// An agent's model whose long tool results are cleared, never summarized, as its task grows.
+const AGENT = 'gpt-test-agent';
+const agentModel = { ...smallModel({}, { context_window: 9000, max_output_tokens: 1000 }), match: AGENT, recall: { enabled: false } };
 
 let h: Harness;
 beforeAll(async () => {
   // Without background preparation: every write of a record is the request path's own.
-  h = await startHarness({ fake: { summarizerModel: SUMMARIZER }, models: [model], extra: { background: { enabled: false } } });
+  h = await startHarness({ fake: { summarizerModel: SUMMARIZER }, models: [model, agentModel], extra: { background: { enabled: false } } });
 });
 afterAll(async () => h?.close());
 
 interface RequestLine {
   msg: string;
   forwardedFirst?: string;
+  compaction?: string;
 }
 
 const requestLines = () => h.logs.lines.map((l) => JSON.parse(l) as RequestLine).filter((l) => l.msg === 'request');
@@ -45,16 +50,21 @@ const ROUTES: Record<Route, { path: string; items: string; forwarded: () => { bo
 };
 
 async function send(conversation: string, messages: Msg[], extra: Record<string, unknown> = {}, route: Route = 'chat') {
+  return sendTo(MODEL, conversation, messages, extra, route);
+}
+
+async function sendTo(modelName: string, conversation: string, messages: Msg[], extra: Record<string, unknown> = {}, route: Route = 'chat') {
   const lines = requestLines().length;
   const res = await fetch(`${h.recap.url}${ROUTES[route].path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer sk-reuse-first', 'x-conversation-id': conversation },
-    body: JSON.stringify({ model: MODEL, [ROUTES[route].items]: messages, ...extra }),
+    body: JSON.stringify({ model: modelName, [ROUTES[route].items]: messages, ...extra }),
   });
   const text = await res.text();
   await until(() => requestLines().length > lines);
   const figures = ['tokens-in', 'tokens-out', 'budget', 'recalls'].map((name) => res.headers.get(`x-recap-${name}`));
-  return { status: res.status, action: res.headers.get('x-recap-action'), figures, text, forwardedFirst: requestLines().at(-1)!.forwardedFirst };
+  const line = requestLines().at(-1)!;
+  return { status: res.status, action: res.headers.get('x-recap-action'), figures, text, forwardedFirst: line.forwardedFirst, compaction: line.compaction };
 }
 
 /** A conversation grown turn by turn until it has reused its stored summary `reuses` times. */
@@ -73,12 +83,12 @@ async function pastItsTrigger(conversation: string, reuses: number, route: Route
 }
 
 /** The same request planned first: sent as if this process had written the conversation's record since. */
-async function plannedFirst(conversation: string, messages: Msg[], route: Route) {
+async function plannedFirst(conversation: string, messages: Msg[], route: Route, modelName = MODEL) {
   const writes = h.recap.runtime.records.writes;
   const writtenSince = writes.writtenSince;
   writes.writtenSince = () => true;
   try {
-    return await send(conversation, messages, {}, route);
+    return await sendTo(modelName, conversation, messages, {}, route);
   } finally {
     writes.writtenSince = writtenSince;
   }
@@ -115,8 +125,8 @@ function holdReads(at: () => number): { release: () => void; restore: () => void
 describe('a reused request going upstream before its record is read', () => {
   it("forwards the previous view plus the new messages with the store's reads held, issuing none before it", async () => {
     const { history, turn, sent } = await pastItsTrigger('reuse-first-held', 2);
-    // The first reuse was planned; the one after it went first.
-    expect(sent.filter((s) => s.action === 'reused').map((s) => s.forwardedFirst)).toEqual([undefined, 'reused']);
+    // Both reuses went first: the compaction before them left its messages decided on the record it wrote.
+    expect(sent.filter((s) => s.action === 'reused').map((s) => s.forwardedFirst)).toEqual(['reused', 'reused']);
     const before = lastForwarded();
     const added: Msg[] = [{ role: 'user', content: prose(turn + 1, 40) }];
     const forwarded = h.fake.chatRequests().length;
@@ -199,6 +209,61 @@ describe('a reused request going upstream before its record is read', () => {
     },
   );
 
+  it.each<Route>(['chat', 'responses'])('goes first on the request after the one that summarized, with the bytes and headers planning it first gives (%s)', async (route) => {
+    const conversation = `reuse-first-after-summary-${route}`;
+    const history: Msg[] = [{ role: 'system', content: 'You are an ops agent.' }];
+    let compacted: Awaited<ReturnType<typeof send>> | undefined;
+    for (let turn = 1; !compacted; turn++) {
+      if (turn > 40) throw new Error(`${conversation} never compacted`);
+      history.push({ role: 'user', content: prose(turn, 40) });
+      const sent = await send(conversation, history, {}, route);
+      if (sent.action === 'compacted') compacted = sent;
+      history.push({ role: 'assistant', content: prose(100 + turn, 15) });
+    }
+    expect(compacted.compaction).toBe('summary');
+    history.push({ role: 'user', content: prose(90, 40) });
+    const first = await send(conversation, history, {}, route);
+    expect(first).toMatchObject({ status: 200, action: 'reused', forwardedFirst: 'reused' });
+    const went = ROUTES[route].forwarded().at(-1)!.body;
+    const planned = await plannedFirst(conversation, history, route);
+    expect(planned).toMatchObject({ action: 'reused', forwardedFirst: undefined });
+    expect(first.figures).toEqual(planned.figures);
+    expect(ROUTES[route].forwarded().at(-1)!.body).toBe(went);
+    expect(h.logs.text).not.toContain('planned otherwise');
+  });
+
+  it("goes first on an agent's step after the one that cleared old tool results, with the bytes and headers planning it first gives", async () => {
+    const conversation = 'reuse-first-after-clearing';
+    const summaries = h.fake.summarizerRequests().length;
+    const messages: Msg[] = [
+      { role: 'system', content: 'You are an ops agent.' },
+      { role: 'user', content: 'Read the deploy log part by part and report the root cause.' },
+    ];
+    const step = (k: number) => {
+      const id = `call_${k}`;
+      messages.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'read_log', arguments: JSON.stringify({ part: k % 8 }) } }] });
+      messages.push({ role: 'tool', tool_call_id: id, content: logPart([0, 1, 8, 9][k % 4]!) });
+    };
+    let k = 0;
+    for (let cleared = false; !cleared; k++) {
+      if (k > 40) throw new Error('the task never cleared a tool result');
+      step(k);
+      const sent = await sendTo(AGENT, conversation, messages);
+      cleared = sent.action === 'compacted';
+      if (cleared) expect(sent.compaction).toBe('clearing');
+    }
+    step(k);
+    const first = await sendTo(AGENT, conversation, messages);
+    expect(first).toMatchObject({ status: 200, action: 'reused', forwardedFirst: 'reused' });
+    const went = h.fake.chatRequests().at(-1)!.body;
+    expect(went).toContain('[recap: tool result cleared');
+    const planned = await plannedFirst(conversation, messages, 'chat', AGENT);
+    expect(planned).toMatchObject({ action: 'reused', forwardedFirst: undefined });
+    expect(first.figures).toEqual(planned.figures);
+    expect(h.fake.chatRequests().at(-1)!.body).toBe(went);
+    expect(h.fake.summarizerRequests()).toHaveLength(summaries);
+  });
+
   it('plans first when the new message is counted and does not fit beside the last view', async () => {
     const { history, turn } = await pastItsTrigger('reuse-first-counted-over', 2);
     const next = await send('reuse-first-counted-over', [...history, { role: 'user', content: prose(turn + 1, 1500) }]);
@@ -210,7 +275,7 @@ describe('a reused request going upstream before its record is read', () => {
     const { history, turn } = await pastItsTrigger('reuse-first-recall', 2);
     history.push({ role: 'user', content: prose(turn + 1, 40) });
     const forwarded = h.fake.chatRequests().length;
-    h.fake.enqueue({ toolCalls: [recallCall({ query: history[1]!.content.split(' ').slice(0, 3).join(' ') })] }, { model: MODEL });
+    h.fake.enqueue({ toolCalls: [recallCall({ query: history[1]!.content!.split(' ').slice(0, 3).join(' ') })] }, { model: MODEL });
     const result = await send('reuse-first-recall', history);
     expect(result).toMatchObject({ status: 200, action: 'reused', forwardedFirst: 'reused' });
     expect(result.figures[3]).toBe('1');

@@ -8,7 +8,7 @@ import type { Checkpoint, ConversationRecord } from '../store/store.js';
 import { type Analysis, buildView } from './analyze.js';
 import { type Base, baseView, type CandidateCosts, candidatesSteps, chooseBase, matchingCheckpoints, noSummaryBase } from './choose-view.js';
 import { noteOf, takeOver } from './decision-memo.js';
-import { roundSteps } from './plan-round.js';
+import { type RoundStep, roundSteps } from './plan-round.js';
 import { type CostPlanning, costPlanning, isFirstCut } from './cost-plan.js';
 import type { HeldClaim } from './lease.js';
 import { planRules } from './plan-rules.js';
@@ -136,6 +136,13 @@ export function withFurthest<T>(d: Decision<T>, all: readonly CandidateCosts[]):
   return furthest.covered > d.base.covered || furthest.cleared.size > d.base.cleared.size ? { ...d, furthest } : d;
 }
 
+/** A round's forward step as the request's decision, noted for the next request to take over (decision-memo.ts). */
+export function forwarded<T>(ctx: StepContext, a: Analysis<T>, step: Extract<RoundStep, { kind: 'forward' }>): Decision<T> {
+  const d = unchanged(a, step.choice);
+  a.memo.decision = noteOf(a, ctx.model, a.recall, step.all, step.choice, d.view);
+  return step.furthest ? withFurthest(d, step.all) : d;
+}
+
 /**
  * The previous request's forward decision taken over (decision-memo.ts), or undefined. Not in audit
  * mode, nor with a calibrated model (its counts may have moved since), nor without a record.
@@ -187,11 +194,7 @@ async function settle<T>(
     );
     if (planned.figures && ctx.weighed) ctx.weighed.costDecision = planned.figures;
     const { step } = planned;
-    if (step.kind === 'forward') {
-      const d = unchanged(a, step.choice);
-      a.memo.decision = noteOf(a, ctx.model, a.recall, step.all, step.choice, d.view);
-      return step.furthest ? withFurthest(d, step.all) : d;
-    }
+    if (step.kind === 'forward') return forwarded(ctx, a, step);
     if (step.kind === 'degrade') return degrade(ctx, a, step.from, budget, step.reason);
     if (step.kind === 'clear') return cleared(ctx, a, step.cut, step.from, noStore);
     const { cut: plan, from, all } = step;

@@ -1,6 +1,7 @@
 import { summaryCodec } from '../compaction/summary-message.js';
 import type { ModelConfig } from '../config/config.js';
 import type { EventTarget } from '../observability/request-log.js';
+import type { ConversationRecord } from '../store/store.js';
 import { leavesOut, type RecallSession, recallSession } from '../recall/session.js';
 import { runSliced } from '../slicing/slicer.js';
 import type { Budget } from '../tokens/budget.js';
@@ -9,6 +10,7 @@ import { ANALYSIS_MEMOS } from './analysis-memo.js';
 import { type Analysis, analyzeSteps } from './analyze.js';
 import { type Decision, decide } from './decide.js';
 import type { PipelineDeps } from './pipeline-deps.js';
+import { decideAfterWrite, notesAfterWrite } from './decide-after-write.js';
 import { decideReusedFirst } from './decide-reused-first.js';
 import { notingReuseFirst } from './reuse-first-note.js';
 import { createRoutePlan, type PathDeps, type RoutePlan } from './route-plan.js';
@@ -66,14 +68,25 @@ async function planConversation<T>(deps: PathDeps, input: PrepareInput & { model
     compaction: { ctx, a, decision, budget: budgets.prepare, bytes: input.bytes, counted: asCounted },
     recall,
   });
+  const lines = { view: budgets.view, own: budgets.own };
+  // What the request writes after its 2xx changes what its conversation's next request is decided on.
+  const writes = !input.reusedFirst && ctx.keepsRecords && (decision.write !== undefined || decision.confirm.length > 0) && notesAfterWrite(ctx);
   return notingReuseFirst(deps, plan, {
     a,
     key: ctx.key,
     read: request.record,
     outside: request.outside,
-    lines: { view: budgets.view, own: budgets.own },
+    lines,
     recall: recall !== undefined,
     ...(input.reusedFirst ? { first: { went: input.reusedFirst, stands: stands === true } } : {}),
+    ...(writes
+      ? {
+          async afterWrite(record: ConversationRecord) {
+            const again = await decideAfterWrite(ctx, a, record, lines);
+            return again && { recall: request.recall !== undefined && recallFor(a, again, model, counted, budget, request.recall) !== undefined };
+          },
+        }
+      : {}),
   });
 }
 

@@ -1,4 +1,4 @@
-import type { ConversationKey } from '../store/store.js';
+import type { ConversationKey, ConversationRecord } from '../store/store.js';
 import type { Analysis } from './analyze.js';
 import { type RecordRead, readVersion } from './early-record.js';
 import type { PipelineDeps } from './pipeline-deps.js';
@@ -14,7 +14,8 @@ import type { RoutePlan } from './route-plan.js';
 // version, a failed turn or a request given up take the note back, and a version changed
 // elsewhere takes back every note of the conversation from before it. The version alone is read:
 // the checkpoints are neither sent by the store nor parsed again, and its TTL is refreshed as a
-// load refreshes it.
+// load refreshes it. One that wrote its record after its reply notes its items decided again
+// against the record read whole once that write is done (decide-after-write.ts).
 
 export interface ReuseFirstNoting<T> {
   a: Analysis<T>;
@@ -29,6 +30,11 @@ export interface ReuseFirstNoting<T> {
   recall: boolean;
   /** The request went upstream on its last decision; `stands`: its plan took that decision over. */
   first?: { went: ReusedFirst; stands: boolean };
+  /**
+   * Set when the request writes its record after a 2xx (decide-after-write.ts): decides its items
+   * again against the record as written, noting the decision; whether its view would go with recap_recall.
+   */
+  afterWrite?: (record: ConversationRecord) => Promise<{ recall: boolean } | undefined>;
 }
 
 type Stamp = { seq: number; at: number; version: number };
@@ -42,7 +48,7 @@ async function versionOf(read: RecordRead): Promise<number | undefined> {
 /** `plan`, its request's decision noted for the next request to go first on. */
 export async function notingReuseFirst<T>(deps: PipelineDeps, plan: RoutePlan<T>, n: ReuseFirstNoting<T>): Promise<RoutePlan<T>> {
   const { a } = n;
-  const note = (stamp: Stamp | undefined) => {
+  const note = (stamp: Stamp | undefined, recall = n.recall) => {
     const decision = a.memo.decision;
     const outside = decision && stamp ? n.outside?.() : null;
     if (!decision || !stamp || !outside) return;
@@ -51,7 +57,7 @@ export async function notingReuseFirst<T>(deps: PipelineDeps, plan: RoutePlan<T>
       note: decision,
       outside,
       lines: n.lines,
-      recall: n.recall,
+      recall,
       recallEnabled: decision.model.recall.enabled,
       writes,
       seq: stamp.seq,
@@ -59,7 +65,21 @@ export async function notingReuseFirst<T>(deps: PipelineDeps, plan: RoutePlan<T>
       version: stamp.version,
     };
   };
-  const { first } = n;
+  const { first, afterWrite } = n;
+  if (afterWrite) {
+    return {
+      ...plan,
+      async afterSuccess(status, observer) {
+        // The write is done once the plan's part is: the record read after it holds it. The reply
+        // is out; the request's log line and event wait for this, the next request does not.
+        const priced = await plan.afterSuccess(status, observer);
+        if (status >= 200 && status < 300) {
+          await noteAfterWrite(deps, n.key, afterWrite, note).catch((err: unknown) => deps.logger.error({ err }, 'deciding again after a write failed'));
+        }
+        return priced;
+      },
+    };
+  }
   if (!first) {
     // The read the decision was made from is in already.
     const version = n.read && (await versionOf(n.read));
@@ -95,4 +115,19 @@ export async function notingReuseFirst<T>(deps: PipelineDeps, plan: RoutePlan<T>
       await plan.abandon();
     },
   };
+}
+
+/** Reads the record a request wrote, whole, and notes the request's items decided again against it, stamped with that read. */
+async function noteAfterWrite(
+  deps: PipelineDeps,
+  key: ConversationKey,
+  afterWrite: NonNullable<ReuseFirstNoting<unknown>['afterWrite']>,
+  note: (stamp: Stamp, recall: boolean) => void,
+): Promise<void> {
+  const seq = deps.records.writes.now();
+  const at = Date.now();
+  const record = await deps.records.load(key);
+  if (record === null || record === 'unavailable') return;
+  const again = await afterWrite(record);
+  if (again) note({ seq, at, version: record.version }, again.recall);
 }
