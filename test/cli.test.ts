@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI } from './helpers/cli-build.js';
 import { type Harness, startHarness } from './helpers/harness.js';
 import { freePorts } from './helpers/redis-process.js';
 
@@ -12,10 +12,8 @@ import { freePorts } from './helpers/redis-process.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..');
-// By absolute URL, so that the CLI also runs from a folder without node_modules.
-const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 const cli = (args: string[], input?: string, opts: { cwd?: string; env?: Record<string, string> } = {}) => {
-  const child = run(process.execPath, ['--import', TSX, join(ROOT, 'src/cli.ts'), ...args], {
+  const child = run(process.execPath, [CLI, ...args], {
     cwd: opts.cwd ?? ROOT,
     env: { ...process.env, REDIS_URL: '', RECAP_CONFIG: '', PORT: '', ...opts.env },
   });

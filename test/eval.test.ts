@@ -8,6 +8,7 @@ import { type Config, loadConfig } from '../src/config/config.js';
 import { type FakeUpstream, startFakeUpstream } from '../src/dev/fake-upstream.js';
 import { reportJson } from '../src/eval/report.js';
 import { runEval } from '../src/eval/run.js';
+import { CLI } from './helpers/cli-build.js';
 
 // `recap eval` on the shipped example conversation against the fake upstream, whose summarizer
 // drops every identifier (lossy mode) and whose model answers probes from what it was sent.
@@ -30,7 +31,7 @@ function withCompaction(c: Config, compaction: Record<string, unknown>, model: R
 }
 
 function cli(args: string[]) {
-  return run(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'eval', ...args], { cwd: ROOT, env: { ...process.env, REDIS_URL: '', FAKE_UPSTREAM_URL: fake.url } });
+  return run(process.execPath, [CLI, 'eval', ...args], { cwd: ROOT, env: { ...process.env, REDIS_URL: '', FAKE_UPSTREAM_URL: fake.url } });
 }
 
 /** An agent's task of 20 tool steps, each result ~1,000 tokens holding facts of its own, as a chat or a Responses body. */

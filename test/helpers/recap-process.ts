@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { CLI } from './cli-build.js';
 import { TEST_SECRET } from './harness.js';
 import { onTestProcessExit } from './on-test-process-exit.js';
 import { processStats } from './procfs.js';
@@ -147,7 +148,7 @@ export async function startRecapProcess(config: string | object, env: Record<str
     // Its own process group, so that a failure path can end it with every worker it forked.
     // The config decides the store: a REDIS_URL in the test run's environment (CI exports one)
     // would override it and turn a test's in-memory or unreachable store into the shared Redis.
-    const spawned = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), 'serve', '--config', file, '--port', '0', ...(opts.args ?? [])], {
+    const spawned = spawn(process.execPath, [CLI, 'serve', '--config', file, '--port', '0', ...(opts.args ?? [])], {
       cwd: ROOT,
       env: { ...process.env, REDIS_URL: '', RECAP_SECRET: TEST_SECRET, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,8 +3,8 @@ import { closeSync, openSync } from 'node:fs';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI } from '../helpers/cli-build.js';
 
 // What `recap count` and `recap eval` read is bounded by the config's body limit, as a request is:
 // a FILE that is a symlink to /dev/zero, or `count -` fed from it, used to be read until memory ran
@@ -13,7 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // real CLI in a process of its own.
 
 const ROOT = join(import.meta.dirname, '../..');
-const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 const LIMIT = 64 * 1024;
 
 interface Run {
@@ -25,7 +24,7 @@ interface Run {
 /** The CLI with `stdin` as its standard input; killed (code null) if it has not ended in 30 s. */
 function cli(args: string[], stdin: number | 'ignore' = 'ignore'): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli.ts'), ...args], {
+    const child = spawn(process.execPath, [CLI, ...args], {
       cwd: ROOT,
       env: { ...process.env, REDIS_URL: '', RECAP_CONFIG: '', PORT: '' },
       stdio: [stdin, 'pipe', 'pipe'],
