@@ -70,6 +70,16 @@ async function turnsUntilPrepared(harness: Harness, secret: Buffer): Promise<voi
   throw new Error('no background job was ever started');
 }
 
+/**
+ * Waits for what a request does after its reply (its event and log line, written in batches) to
+ * be done: a snapshot taken before finds the credential still held and has to be taken again,
+ * several seconds of CPU each.
+ */
+async function settled(harness: Harness): Promise<void> {
+  await harness.recap.runtime.events.idle();
+  await new Promise((r) => setTimeout(r, 100));
+}
+
 // A snapshot of this process holds the tokenizers' rank tables (~400,000 strings): writing one takes
 // seconds, over ten on a loaded 2-core machine, so the tests wait for it rather than for a deadline.
 const SNAPSHOT_MS = 90_000;
@@ -95,6 +105,7 @@ describe('a background job and the client credential', () => {
       // The job is running: its summarizer call is held. The fake's own records go first.
       expect(h.fake.summarizerRequests().at(-1)!.headers.authorization).toBe('Bearer sk-recap-own-summarizer-key');
       h.fake.reset();
+      await settled(h);
       await expect.poll(() => heapHolds(secret), { timeout: SNAPSHOT_MS, interval: 100 }).toBe(false);
       // ...while the job still runs.
       expect((await h.recap.runtime.metrics.backgroundRunning.get()).values[0]?.value).toBe(1);
@@ -112,6 +123,7 @@ describe('a background job and the client credential', () => {
       // The job's summarizer call was made as the client; once it has run, nothing keeps the credential.
       expect(h.fake.summarizerRequests().at(-1)!.headers.authorization === `Bearer ${keyOf(secret)}`).toBe(true);
       h.fake.reset();
+      await settled(h);
       await expect.poll(() => heapHolds(secret), { timeout: SNAPSHOT_MS, interval: 100 }).toBe(false);
     },
     2 * SNAPSHOT_MS,
