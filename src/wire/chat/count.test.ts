@@ -7,6 +7,9 @@ import { createTokenService } from '../../pipeline/token-service.js';
 import { countChatRequest } from './count.js';
 
 const CONFIG = `
+# A token service per turn: its count cache is built for a few messages, not the default 100k
+# entries (an LRU that large takes ~17 ms to allocate).
+tokens: { cache_max_entries: 1000 }
 upstreams:
   main: { base_url: "http://127.0.0.1:1/v1" }
 models:

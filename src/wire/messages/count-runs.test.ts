@@ -14,6 +14,9 @@ import type { MessagesRequest } from './types.js';
 // hashes, counts and media tokens noted then: every turn counts as a fresh process counts it.
 
 const CONFIG = `
+# A token service per turn: its count cache is built for a few messages, not the default 100k
+# entries (an LRU that large takes ~17 ms to allocate).
+tokens: { cache_max_entries: 1000 }
 upstreams:
   main: { base_url: "http://127.0.0.1:1/v1", api: anthropic }
 models:
