@@ -3,14 +3,14 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type SendOutcome, sendUpstreamResponse } from './send-upstream-response.js';
 
-// A whole reply recap held (to answer recalls in it) goes to the client in one write of its
-// buffer: the client gets every byte, and one that takes in nothing is let go after
-// client_stall_ms, as with a reply relayed chunk by chunk.
+// A whole reply recap held (to answer recalls in it) goes to the client from its buffer, in
+// slices each waited for as a relayed chunk is: the client gets every byte, however slowly it
+// reads while it keeps reading, and one that takes in nothing is let go after client_stall_ms.
 
 const STALL_MS = 300;
-// A held reply goes in one write, and its stall timer runs until the whole of it has drained: a
-// reader in this same process, on a loaded machine, could take 300 ms over 8 MB and be let go.
-const READER_STALL_MS = 10_000;
+// For the clients that read: a bound far above any pause between two of their reads, even on a
+// loaded machine (they share this process with the server).
+const READER_STALL_MS = 1_000;
 let server: Server | undefined;
 afterEach(async () => {
   const s = server;
@@ -44,6 +44,34 @@ describe('a whole reply', () => {
     const got = Buffer.from(await res.arrayBuffer());
     expect(got.equals(body)).toBe(true);
     expect(await outcomes[0]).toBe('complete');
+  });
+
+  it('reaches a client that reads it slowly but steadily, taking far longer over it than client_stall_ms', async () => {
+    const body = Buffer.alloc(16 * 1024 * 1024, 'b');
+    const { port, outcomes } = await serving(body, READER_STALL_MS);
+    const socket = connect(port, '127.0.0.1');
+    try {
+      const started = Date.now();
+      let received = 0;
+      const done = new Promise<void>((resolve, reject) => {
+        // Takes in one chunk, then waits a little before the next: a few MB a second.
+        socket.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          socket.pause();
+          setTimeout(() => socket.resume(), 10);
+        });
+        socket.on('end', resolve);
+        socket.on('error', reject);
+      });
+      socket.write('GET / HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n');
+      await done;
+      expect(await outcomes[0]).toBe('complete');
+      // Every byte of the body came, after the head; and reading it took longer than the bound.
+      expect(received).toBeGreaterThan(body.length);
+      expect(Date.now() - started).toBeGreaterThan(READER_STALL_MS);
+    } finally {
+      socket.destroy();
+    }
   });
 
   it('lets a client that takes in nothing go after client_stall_ms', async () => {

@@ -25,9 +25,12 @@ export interface SendOptions {
 export interface UpstreamReply {
   statusCode: number;
   headers: IncomingHttpHeaders;
-  /** As it comes, or whole: a reply recap held (recall/json-reply.ts) goes in one write, without a stream around it. */
+  /** As it comes, or whole: a reply recap held (recall/json-reply.ts) goes in 64 KB writes, without a stream around it. */
   body: Readable | Buffer;
 }
+
+// A held reply's write size: a client must take in this much within client_stall_ms.
+const HELD_SLICE_BYTES = 64 * 1024;
 
 export type SendOutcome = 'complete' | 'client_closed' | 'client_stalled' | 'upstream_broken' | 'upstream_timeout';
 
@@ -52,9 +55,13 @@ export async function sendUpstreamResponse(res: ServerResponse, upstream: Upstre
   if (Buffer.isBuffer(body)) {
     start();
     opts.observe?.(body);
-    // A client that takes in none of it is let go as a stream's is.
-    const ended = res.write(body) ? undefined : await waitForClient(res, opts.clientStallMs);
-    if (ended) return ended;
+    // In slices, each waited for as a relayed chunk is: a client that reads a big reply slowly
+    // but steadily keeps its connection, and one that takes in nothing is let go as a stream's is.
+    for (let at = 0; at < body.length; at += HELD_SLICE_BYTES) {
+      if (res.write(body.subarray(at, at + HELD_SLICE_BYTES))) continue;
+      const ended = await waitForClient(res, opts.clientStallMs);
+      if (ended) return ended;
+    }
     res.end();
     return (await delivered(res)) ? 'complete' : 'client_closed';
   }
