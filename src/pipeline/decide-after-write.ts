@@ -1,10 +1,9 @@
 import type { ConversationRecord } from '../store/store.js';
 import { runSliced } from '../slicing/slicer.js';
 import type { Analysis } from './analyze.js';
-import { costPlanning, isFirstCut } from './cost-plan.js';
-import { type Decision, forwarded } from './decide.js';
+import { costPlanning } from './cost-plan.js';
+import { type Decision, forwarded, roundLines } from './decide.js';
 import { roundSteps } from './plan-round.js';
-import { planRules } from './plan-rules.js';
 import type { StepContext } from './step-context.js';
 import { calibrates } from './token-service.js';
 
@@ -25,21 +24,6 @@ export function notesAfterWrite(ctx: StepContext): boolean {
 export async function decideAfterWrite<T>(ctx: StepContext, a: Analysis<T>, record: ConversationRecord, lines: { view: number; own: number }): Promise<Decision<T> | undefined> {
   if (!notesAfterWrite(ctx)) return undefined;
   const later = costPlanning(ctx.deps.config.models, ctx.model, a, lines.view, false);
-  const cost = later && isFirstCut(record, a) ? costPlanning(ctx.deps.config.models, ctx.model, a, lines.view, true) : later;
-  const compaction = cost?.compaction ?? ctx.model.compaction;
-  const { step } = await runSliced(
-    roundSteps({
-      a,
-      record,
-      budget: lines.view,
-      trigger: compaction.trigger_ratio * lines.view,
-      ownTrigger: compaction.trigger_ratio * lines.own,
-      rules: planRules(compaction),
-      cost,
-      summaryMaxTokens: compaction.summary_max_tokens,
-      lastRound: false,
-    }),
-    ctx.pause,
-  );
+  const { step } = await runSliced(roundSteps({ a, record, ...roundLines(ctx, a, lines, record, later), lastRound: false }), ctx.pause);
   return step.kind === 'forward' ? forwarded(ctx, a, step) : undefined;
 }

@@ -8,7 +8,7 @@ import type { Checkpoint, ConversationRecord } from '../store/store.js';
 import { type Analysis, buildView } from './analyze.js';
 import { type Base, baseView, type CandidateCosts, candidatesSteps, chooseBase, matchingCheckpoints, noSummaryBase } from './choose-view.js';
 import { noteOf, takeOver } from './decision-memo.js';
-import { type RoundStep, roundSteps } from './plan-round.js';
+import { type RoundInput, type RoundStep, roundSteps } from './plan-round.js';
 import { type CostPlanning, costPlanning, isFirstCut } from './cost-plan.js';
 import type { HeldClaim } from './lease.js';
 import { planRules } from './plan-rules.js';
@@ -120,8 +120,28 @@ export async function decide<T>(
   const record = ctx.keepsRecords ? await (prefetched ?? ctx.deps.records.load(ctx.key)) : null;
   const stored = record === 'unavailable' ? null : record;
   if (forwardedFirst) return asSent(ctx, a, stored);
-  const planning = cost && isFirstCut(stored, a) ? costPlanning(ctx.deps.config.models, ctx.model, a, budget, true) : cost;
-  return settle(ctx, a, { view: budget, own: lines.own, raw }, stored, record === 'unavailable' || !ctx.keepsRecords, planning);
+  return settle(ctx, a, { view: budget, own: lines.own, raw }, stored, record === 'unavailable' || !ctx.keepsRecords, cost);
+}
+
+/** What a request's rounds are planned by (plan-round.ts) against `record`; `later`: costPlanning's lines for a later cut. */
+export function roundLines<T>(
+  ctx: StepContext,
+  a: Analysis<T>,
+  lines: { view: number; own: number },
+  record: ConversationRecord | null,
+  later: CostPlanning | null,
+): Omit<RoundInput<T>, 'a' | 'record' | 'lastRound'> & { ownTrigger: number } {
+  // With prices, a conversation's first cut has lines of its own (cost-plan.ts).
+  const cost = later && isFirstCut(record, a) ? costPlanning(ctx.deps.config.models, ctx.model, a, lines.view, true) : later;
+  const compaction = cost?.compaction ?? ctx.model.compaction;
+  return {
+    budget: lines.view,
+    trigger: compaction.trigger_ratio * lines.view,
+    ownTrigger: compaction.trigger_ratio * lines.own,
+    rules: planRules(compaction),
+    cost,
+    summaryMaxTokens: compaction.summary_max_tokens,
+  };
 }
 
 /** The client's own view, with the most compacted checkpoint stored for it (for background preparation). */
@@ -163,14 +183,11 @@ async function settle<T>(
   budgets: { view: number; own: number; raw: number },
   first: ConversationRecord | null,
   noStore: boolean,
-  cost: CostPlanning | null,
+  later: CostPlanning | null,
 ): Promise<Decision<T>> {
-  const compaction = cost?.compaction ?? ctx.model.compaction;
-  const budget = budgets.view;
-  const ownTrigger = compaction.trigger_ratio * budgets.own;
-  const rules = planRules(compaction);
+  const lines = roundLines(ctx, a, budgets, first, later);
+  const { budget, trigger, ownTrigger, rules, cost } = lines;
   const waitUntil = Date.now() + ctx.deps.config.server.compaction_wait_ms;
-  const trigger = compaction.trigger_ratio * budget;
   if (!noStore) {
     const taken = takenOver(ctx, a, first, budgets.raw, trigger, ownTrigger);
     if (taken) return taken;
@@ -178,20 +195,7 @@ async function settle<T>(
   let record = first;
   for (let round = 0; ; round++) {
     // The pure planner says what this round does (plan-round.ts); the rest of the loop carries it out.
-    const planned = await runSliced(
-      roundSteps({
-        a,
-        record,
-        budget,
-        trigger,
-        ownTrigger,
-        rules,
-        cost,
-        summaryMaxTokens: compaction.summary_max_tokens,
-        lastRound: round >= MAX_ROUNDS,
-      }),
-      ctx.pause,
-    );
+    const planned = await runSliced(roundSteps({ a, record, ...lines, lastRound: round >= MAX_ROUNDS }), ctx.pause);
     if (planned.figures && ctx.weighed) ctx.weighed.costDecision = planned.figures;
     const { step } = planned;
     if (step.kind === 'forward') return forwarded(ctx, a, step);
@@ -221,7 +225,7 @@ async function settle<T>(
       const done = await waitForHolders(ctx.deps.records, ctx.key, claimed.holders, waitUntil, ctx.signal);
       record = await reload(ctx, record);
       if (done) continue;
-      const after = chooseBase(await runSliced(candidatesSteps(a, record), ctx.pause), compaction.trigger_ratio * budget, ownTrigger);
+      const after = chooseBase(await runSliced(candidatesSteps(a, record), ctx.pause), trigger, ownTrigger);
       return after.fits ? withFurthest(unchanged(a, after.choice), all) : degrade(ctx, a, after.choice.base, budget, 'compaction_wait_timeout');
     }
     // The record was read before the claim: a compaction of this branch that landed in between must
