@@ -99,6 +99,15 @@ describe('reportTable', () => {
     expect(table).toMatch(/^ {2}cleared \(1\) +0\/1 0% +1\/1 100% +1\/1 100%$/m);
   });
 
+  it('says +0 ms when recalling took a fraction of a millisecond less, not +-0', () => {
+    const r = report(true);
+    // Three recalls that took 1 ms less in all than the answers without them: -0.33 ms each.
+    r.results = r.results.map((x) => (x.with_recall?.recalls ? { ...x, with_recall: { ...x.with_recall, latencyMs: 20 - (x.with_recall.recalls === 1 ? 1 : 0) } } : x));
+    expect(reportTable(r)).toContain('each recall +500 upstream tokens, +0 ms');
+    const hops = reportJson(r).recall_hops as { extra_ms_per_recall: number };
+    expect(Object.is(hops.extra_ms_per_recall, 0)).toBe(true);
+  });
+
   it('says why the full history or recall was not asked', () => {
     const table = reportTable(report(false, false));
     expect(table).toMatch(/^recall +1\/3 33% +n\/a +n\/a$/m);

@@ -105,7 +105,8 @@ export function recallCost(results: readonly ProbeResult[]): RecallCost | null {
   const extra = (of: (a: Answer) => number | null | undefined): number | null => {
     const pairs = recalling.map((r) => [of(r.with_recall!), of(r.compacted)] as const);
     if (calls === 0 || pairs.some(([a, b]) => typeof a !== 'number' || typeof b !== 'number')) return null;
-    return Math.round(pairs.reduce((n, [a, b]) => n + a! - b!, 0) / calls);
+    // A mean just below zero rounds to -0, which would read "+-0 ms".
+    return Math.round(pairs.reduce((n, [a, b]) => n + a! - b!, 0) / calls) || 0;
   };
   return {
     calls,
