@@ -20,9 +20,8 @@ export function notesAfterWrite(ctx: StepContext): boolean {
   return !ctx.audit && !calibrates(ctx.model);
 }
 
-/** The forward decision over `a` against `record`, noted on its memo; undefined when the round would do anything else. */
+/** The forward decision over `a` against `record`, noted on its memo; undefined when the round would do anything else. Only for a request notesAfterWrite allows. */
 export async function decideAfterWrite<T>(ctx: StepContext, a: Analysis<T>, record: ConversationRecord, lines: { view: number; own: number }): Promise<Decision<T> | undefined> {
-  if (!notesAfterWrite(ctx)) return undefined;
   const later = costPlanning(ctx.deps.config.models, ctx.model, a, lines.view, false);
   const { step } = await runSliced(roundSteps({ a, record, ...roundLines(ctx, a, lines, record, later), lastRound: false }), ctx.pause);
   return step.kind === 'forward' ? forwarded(ctx, a, step) : undefined;

@@ -83,7 +83,7 @@ async function planConversation<T>(deps: PathDeps, input: PrepareInput & { model
       ? {
           async afterWrite(record: ConversationRecord) {
             const again = await decideAfterWrite(ctx, a, record, lines);
-            return again && { recall: request.recall !== undefined && recallFor(a, again, model, counted, budget, request.recall) !== undefined };
+            return again && { recall: request.recall !== undefined && offersRecall(again, model) };
           },
         }
       : {}),
@@ -126,10 +126,15 @@ async function analyzeAndDecide<T>(
   return { ctx, a, decision };
 }
 
+/** Whether a decision's view goes with recap_recall: one that leaves something out (rule 13), never in audit mode. */
+function offersRecall<T>(decision: Decision<T>, model: ModelConfig): boolean {
+  return decision.view !== null && model.compaction.mode !== 'audit' && leavesOut(decision.shape ?? decision.base);
+}
+
 /** The recall session of a view that leaves something out (rule 13), else undefined: the tool is injected only then. */
 function recallFor<T>(a: Analysis<T>, decision: Decision<T>, model: ModelConfig, counted: CountedItems<T>, budget: Budget, offer: RecallOffer): RecallSession<T> | undefined {
+  if (!offersRecall(decision, model)) return undefined;
   const shape = decision.shape ?? decision.base;
-  if (decision.view === null || model.compaction.mode === 'audit' || !leavesOut(shape)) return undefined;
   return recallSession({
     modelLabel: model.match,
     recall: model.recall,
