@@ -31,6 +31,8 @@ export const RECAP_RULES: Rules = {
     neutral: [
       // Cooperative slicing of long loops (generators of steps); no recap import.
       'src/slicing/slicer.ts',
+      // A stable sort in steps; imports only the slicer.
+      'src/slicing/sort-steps.ts',
       // JSON text of any depth without recursion (a client's tool arguments); imports only the slicing type.
       'src/body/stringify.ts',
     ],

@@ -5,6 +5,8 @@ import { jsonValuesText } from './json-values.js';
 import { type LedgerEntry, type Provenance, SEPARATOR, splitLedger } from './ledger-section.js';
 import { redact } from './redact.js';
 import { contentText, headChars, tailChars } from './text.js';
+import { createSlicer, runSliced, runSync, type Steps } from '../slicing/slicer.js';
+import { sortSteps } from '../slicing/sort-steps.js';
 import { boundedCallArguments } from './tool-calls.js';
 
 // What the ledger should carry, ranked by provenance (docs/design.md rule 5): what the task and the other
@@ -43,9 +45,11 @@ class Tallies {
     if (CLASS[from] < CLASS[t.entry.from]) t.entry.from = from;
   }
 
-  ranked(): LedgerEntry[] {
+  /** Best first; in steps: a long span has 100k+ identifiers to sort. */
+  *ranked(): Steps<LedgerEntry[]> {
     const rank = (t: Tally) => CLASS[t.entry.from];
-    return [...this.byId.values()].sort((a, b) => rank(a) - rank(b) || b.count - a.count || b.newest - a.newest).map((t) => t.entry);
+    const sorted = yield* sortSteps([...this.byId.values()], (a, b) => rank(a) - rank(b) || b.count - a.count || b.newest - a.newest);
+    return sorted.map((t) => t.entry);
   }
 }
 
@@ -93,7 +97,7 @@ export function ledgerCandidates(evicted: readonly ChatMessage[], previous: stri
   const tallies = new Tallies();
   evicted.forEach((m, i) => addMessage(tallies, m, i, i === options.taskAt));
   addPrevious(tallies, previous);
-  return tallies.ranked();
+  return runSync(tallies.ranked());
 }
 
 /**
@@ -111,5 +115,5 @@ export async function collectLedgerCandidates(evicted: readonly ChatMessage[], p
     }
   }
   addPrevious(tallies, previous);
-  return tallies.ranked();
+  return runSliced(tallies.ranked(), createSlicer(sliceMs));
 }

@@ -5,7 +5,7 @@ import type { SeenItems } from '../../body/seen-items.js';
 import { primeMessageHash } from '../../conversation/canonical.js';
 import { errors } from '../../errors.js';
 import type { ChatRequest } from '../../messages/types.js';
-import type { Pause } from '../../slicing/slicer.js';
+import { type Pause, runSliced, runSync, STEP_EVERY, type Steps } from '../../slicing/slicer.js';
 import { messageShapeProblem } from './message-shape.js';
 
 // Parses and checks the few fields recap relies on; everything else is the upstream's business
@@ -23,8 +23,12 @@ const KEYS_RECAP_READS = new Set(['model', 'messages', 'max_tokens', 'max_comple
 // Once per message object: a message seen before comes back as the same object (body/seen-items.ts).
 const shapeProblemOf = oncePerItem(messageShapeProblem);
 
-/** `checked`: how many leading messages were checked already (taken over from an earlier request that passed). */
-function checkRequest(body: unknown, checked = 0): ChatRequest {
+/**
+ * `checked`: how many leading messages were checked already (taken over from an earlier request
+ * that passed). A step per message: 60k tool steps of new messages held the event loop ~50 ms here
+ * in one go (the hardening bench), the first note on each message object being the slow part.
+ */
+export function* checkRequestSteps(body: unknown, checked = 0): Steps<ChatRequest> {
   const req = objectNamingModel(body);
   if (!Array.isArray(req.messages)) {
     throw errors.invalidRequest('`messages` must be an array of messages.', 'messages');
@@ -37,6 +41,7 @@ function checkRequest(body: unknown, checked = 0): ChatRequest {
     }
     const problem = shapeProblemOf(m as Record<string, unknown>);
     if (problem) throw errors.invalidRequest(`messages[${i}].${problem.field} ${problem.message}.`, `messages[${i}].${problem.field}`);
+    if (i % STEP_EVERY === 0) yield;
   }
   return req as ChatRequest;
 }
@@ -55,8 +60,8 @@ export async function readChatRequest(raw: Buffer, pause: Pause, seen?: SeenItem
   if (json.members) refuseDuplicates(json.members, KEYS_RECAP_READS);
   // Messages taken over from an earlier request that passed were checked and primed then.
   const known = (json.run?.earlier<number>(shapeProblemOf) ?? 0) >= (json.run?.taken ?? 0) ? (json.run?.taken ?? 0) : 0;
-  const body = checkRequest(json.value, known);
-  // checkRequest found exactly one `messages`, an array. Only a walked array has element spans; a
+  const body = await runSliced(checkRequestSteps(json.value, known), pause);
+  // The check found exactly one `messages`, an array. Only a walked array has element spans; a
   // smaller one holds no message worth it. A message seen before has its hash already.
   const spans = json.members!.find((m) => m.key === 'messages')!.elements ?? [];
   for (let i = known; i < spans.length; i++) {
@@ -70,5 +75,5 @@ export async function readChatRequest(raw: Buffer, pause: Pause, seen?: SeenItem
 export function parseChatRequest(raw: Buffer): ChatRequest {
   const json = parseJsonBody(raw);
   if (json.members) refuseDuplicates(json.members, KEYS_RECAP_READS);
-  return checkRequest(json.value);
+  return runSync(checkRequestSteps(json.value));
 }
