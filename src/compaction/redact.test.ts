@@ -103,6 +103,8 @@ describe('redactSliced', () => {
   // Fragments that make secrets, labels and key blocks meet line ends in every way.
   const fragment = fc.constantFrom(
     '\n',
+    '\r\n',
+    '\r',
     ' ',
     '\t',
     ':',
@@ -147,6 +149,17 @@ describe('redactSliced', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('pauses between the pieces of a long text with CRLF line ends, as with LF', async () => {
+    const text = `${'log line 1234 ok\r\n'.repeat(20_000)}key sk-proj-abcdefghij0123456789KLMN\r\n`;
+    let pauses = 0;
+    const out = await redactSliced(text, () => {
+      pauses++;
+      return undefined;
+    });
+    expect(out).toBe(redact(text));
+    expect(pauses).toBeGreaterThan(3);
   });
 
   it('pauses between the pieces of a long text', async () => {

@@ -103,7 +103,9 @@ function keyBlockEndsBefore(text: string, begin: RegExpExecArray, cut: number): 
 
 /** Whether a piece may end at `cut` (just after a newline), given the piece started at `start`. */
 function isSafeEnd(text: string, start: number, cut: number): boolean {
-  const lineEnd = cut - 1;
+  // A CRLF line ends before its \r: the pair is the line break, as a \n alone is (else every line
+  // of a CRLF text ended in whitespace, and a 10 MB log was redacted in one piece, ~240 ms).
+  const lineEnd = cut - 2 >= start && text.charCodeAt(cut - 2) === 13 ? cut - 2 : cut - 1;
   if (CONTINUED_BY_NEXT_LINE.test(text.slice(Math.max(start, lineEnd - LINE_TAIL_CHARS), lineEnd))) return false;
   KEY_BEGIN.lastIndex = start;
   for (let m = KEY_BEGIN.exec(text); m !== null && m.index < cut; m = KEY_BEGIN.exec(text)) {
