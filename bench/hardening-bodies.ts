@@ -5,17 +5,17 @@ function logLine(i: number): string {
   return `2026-05-0${(i % 9) + 1}T12:${String(i % 60).padStart(2, '0')}:07.123Z INFO api.request id=req_${(i * 7919) % 1000003} path=/v1/items/${i} status=200 latency_ms=${i % 97}`;
 }
 
-/** A pasted log of about `bytes` in the first round, then a few short rounds: the log is evicted. */
-export function pastedLogBody(model: string, bytes: number): string {
+/** A pasted log of about `bytes` in the first round (lines ending in `eol`), then a few short rounds: the log is evicted. */
+export function pastedLogBody(model: string, bytes: number, eol = '\n'): string {
   const lines: string[] = [];
   for (let i = 0, n = 0; n < bytes; i++) {
     const line = logLine(i);
     lines.push(line);
-    n += line.length + 1;
+    n += line.length + eol.length;
   }
   const messages: unknown[] = [
     { role: 'system', content: 'You are an ops assistant.' },
-    { role: 'user', content: `Here is the log:\n${lines.join('\n')}` },
+    { role: 'user', content: `Here is the log:${eol}${lines.join(eol)}` },
     { role: 'assistant', content: 'Looks fine.' },
   ];
   for (let t = 0; t < 4; t++) messages.push({ role: 'user', content: `question ${t}` }, { role: 'assistant', content: `answer ${t}` });
