@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redact, redactSliced } from './redact.js';
+import { redact, redactSliced, redactStepwise } from './redact.js';
 
 describe('redact: true positives', () => {
   it.each([
@@ -125,6 +125,13 @@ describe('redactSliced', () => {
     'password',
     'api_key',
     'DB_PASSWORD',
+    'my-Api-Key',
+    'x_',
+    '-',
+    'a1',
+    'xtoken',
+    'passwd',
+    'ACCESS_KEY',
     'token',
     'secret',
     'hunter2hunter2',
@@ -149,6 +156,29 @@ describe('redactSliced', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('redacts match by match exactly as redact() does', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fragment, { maxLength: 120 }), async (parts) => {
+        const text = parts.join('');
+        expect(await redactStepwise(text, () => undefined)).toBe(redact(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('pauses within a long text that has no line end to cut at (a line of megabytes), with the same result', async () => {
+    const row = (i: number) => `{"id":${i},"path":"/v1/items/${i}","token":"${i % 500 === 0 ? 'sk-proj-abcdefghij0123456789KLMN' : 'none'}"}`;
+    const text = `[${Array.from({ length: 20_000 }, (_, i) => row(i)).join(',')}]`;
+    let pauses = 0;
+    const out = await redactSliced(text, () => {
+      pauses++;
+      return undefined;
+    });
+    expect(out).toBe(redact(text));
+    expect(out).toContain('[REDACTED:openai_key]');
+    expect(pauses).toBeGreaterThan(3);
   });
 
   it('pauses between the pieces of a long text with CRLF line ends, as with LF', async () => {
