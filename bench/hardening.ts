@@ -46,6 +46,7 @@ const KINDS: Kind[] = [
   { name: 'pasted log 3.7 MB, compacted', body: () => pastedLogBody('bench-compact', 3.7 * MB) },
   { name: 'pasted log 15 MB, compacted', body: () => pastedLogBody('bench-compact', 15 * MB) },
   { name: 'pasted log 15 MB, CRLF line ends, compacted', body: () => pastedLogBody('bench-compact', 15 * MB, '\r\n') },
+  { name: 'pasted log 15 MB on one line, compacted', body: () => pastedLogBody('bench-compact', 15 * MB, ' ') },
   { name: '200k parallel tool calls (15 MB), compacted', body: () => parallelCallsBody('bench-compact', 200_000) },
   { name: '60k tool steps (14 MB), compacted', body: () => toolStepsBody('bench-compact', 60_000) },
   { name: '300k-key object in a part, not compacted', body: () => wideObjectBody('bench-plain', 300_000) },
