@@ -204,9 +204,13 @@ function pieceEnd(text: string, start: number, pieceChars: number): number {
   return nl === -1 ? text.length : nl + 1;
 }
 
-/** redact(text), in pieces with `pause` between them; the same result. */
-export async function redactSliced(text: string, pause: () => Promise<void> | undefined, pieceChars = PIECE_CHARS): Promise<string> {
-  if (text.length <= pieceChars) return redact(text);
+/**
+ * redact(text) as the pieces it was redacted in, with `pause` between them: joined, the same result.
+ * Every piece but the last ends in a newline that no match spans nor takes, not preceded by a
+ * \r of a CRLF of another piece: a line break is whole in one piece.
+ */
+export async function redactPieces(text: string, pause: () => Promise<void> | undefined, pieceChars = PIECE_CHARS): Promise<string[]> {
+  if (text.length <= pieceChars) return [redact(text)];
   const out: string[] = [];
   for (let start = 0; start < text.length; ) {
     const end = pieceEnd(text, start, pieceChars);
@@ -215,5 +219,10 @@ export async function redactSliced(text: string, pause: () => Promise<void> | un
     start = end;
     await pause();
   }
-  return out.join('');
+  return out;
+}
+
+/** redact(text), in pieces with `pause` between them; the same result. */
+export async function redactSliced(text: string, pause: () => Promise<void> | undefined, pieceChars = PIECE_CHARS): Promise<string> {
+  return (await redactPieces(text, pause, pieceChars)).join('');
 }

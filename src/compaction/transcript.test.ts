@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../messages/types.js';
-import { abbreviate, renderTranscript, transcriptEntries } from './transcript.js';
+import { redact, redactPieces } from './redact.js';
+import { abbreviate, indentContinuation, renderTranscript, transcriptEntries } from './transcript.js';
 
 const bounds = { toolArgsMaxChars: 20, toolResultMaxChars: 30 };
 
@@ -98,6 +100,37 @@ describe('renderTranscript', () => {
     expect(entry!.length).toBeGreaterThan(1_000_000);
     expect(entry).toBe(`USER: ${lines.join('\n  ').replaceAll('\r\n', '\n  ')}`);
     expect(pauses).toBeGreaterThan(3);
+  });
+
+  it('indents the pieces a text was redacted in one by one as it indents the whole redacted text', async () => {
+    // Line breaks of every kind against labels, secrets and key blocks, cut into pieces anywhere they may be.
+    const fragment = fc.constantFrom(
+      '\n',
+      '\r\n',
+      '\r',
+      '\u2028',
+      ' ',
+      'x',
+      ':',
+      '"',
+      'Bearer',
+      'password',
+      'api_key',
+      'is',
+      'hunter2hunter2',
+      'sk-proj-abcdefghij0123456789KLMN',
+      '-----BEGIN PRIVATE KEY-----',
+      'MIIEvQIBADANBgkq',
+      '-----END PRIVATE KEY-----',
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(fragment, { maxLength: 80 }), fc.integer({ min: 1, max: 30 }), async (parts, pieceChars) => {
+        const text = parts.join('');
+        const pieces = await redactPieces(text, () => undefined, pieceChars);
+        expect(pieces.map(indentContinuation).join('')).toBe(indentContinuation(redact(text)));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('redacts names, tool names and roles as well as text', async () => {

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../messages/types.js';
 import { noPause, type Pause } from '../slicing/slicer.js';
-import { redact, redactSliced } from './redact.js';
+import { redact, redactPieces, redactSliced } from './redact.js';
 import { contentText, headChars, tailChars } from './text.js';
 import { type CallInfo, eachCall } from './tool-calls.js';
 
@@ -67,10 +67,8 @@ async function renderMessage(m: ChatMessage, hasCalls: boolean, toolNames: Reado
   // A `name` that is not a string (an object, say: JSON allows it) is not shown.
   const name = (isResult && typeof m.tool_call_id === 'string' && toolNames.get(m.tool_call_id)) || (typeof m.name === 'string' ? m.name : '');
   const label = name ? `${role} (${redact(name)})` : role;
-  const text = await redactSliced(contentText(m.content), pause);
-
-  const shown = isResult ? abbreviate(text, bounds.toolResultMaxChars) : text;
-  const lines: string[] = text !== '' || !hasCalls ? [indentContinuation(`${label}: `) + (await indentContinuationSliced(shown, pause))] : [];
+  const shown = isResult ? await shownResult(contentText(m.content), bounds, pause) : await indentedText(contentText(m.content), pause);
+  const lines: string[] = shown !== '' || !hasCalls ? [indentContinuation(`${label}: `) + shown] : [];
   for (const c of eachCall(m)) {
     lines.push(indentContinuation(`${role} → ${c.kind} ${redact(c.name)}(${truncateArgs(c, bounds)})`));
     await pause();
@@ -78,7 +76,28 @@ async function renderMessage(m: ChatMessage, hasCalls: boolean, toolNames: Reado
   return lines.join('\n');
 }
 
-function indentContinuation(line: string): string {
+/** A tool result's text redacted, abbreviated and indented. */
+async function shownResult(content: string, bounds: TranscriptBounds, pause: Pause): Promise<string> {
+  return indentContinuationSliced(abbreviate(await redactSliced(content, pause), bounds.toolResultMaxChars), pause);
+}
+
+/**
+ * Any other text redacted and indented, piece by piece as it was redacted: a pasted log of
+ * megabytes is joined once, not redacted whole, then cut, indented and joined again. A piece's
+ * line breaks are whole in it (redactPieces), so indenting each gives what indenting all gives.
+ */
+async function indentedText(content: string, pause: Pause): Promise<string> {
+  const pieces = await redactPieces(content, pause);
+  for (let i = 0; i < pieces.length; i++) {
+    pieces[i] = await indentContinuationSliced(pieces[i]!, pause);
+    const due = pause();
+    if (due) await due;
+  }
+  return pieces.join('');
+}
+
+/** `line` with each of its further lines indented (a line break of any kind becomes `\n  `). */
+export function indentContinuation(line: string): string {
   return line.replace(/\r\n?|[\n\u2028\u2029]/g, '\n  ');
 }
 
