@@ -5,10 +5,10 @@ import { type Harness, SUMMARIZER, smallModel, startHarness } from './helpers/ha
 import { startRedisServer, type ThrowawayRedis } from './helpers/redis-server.js';
 import { settlesBefore } from './helpers/settles-before.js';
 
-// Rule 8: with Redis gone, requests still succeed, compacted without records, while it is still
-// gone (promptly: each store call is bounded by store.command_timeout_ms, far below the sentinel
-// below); when it returns, records work again without restarting recap, and nothing queued during
-// the outage is replayed.
+// Rule 8: with Redis gone, requests still succeed while it is still gone (the first on the
+// decision noted before, the others compacted without records), promptly: each store call is
+// bounded by store.command_timeout_ms, far below the sentinel below. When it returns, records
+// work again without restarting recap, and nothing queued during the outage is replayed.
 
 type Msg = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 // Ten times store.command_timeout_ms (300 ms) per store call a request makes without its record:
@@ -47,11 +47,24 @@ describe('Redis outage', () => {
       action = (await turn()).action;
     }
     expect(action).toBe('compacted');
+    // The compacting request's work after its reply (its record written, its items decided again
+    // against it and noted: decide-after-write.ts) is done once its log line is out.
+    await waitUntil(async () => h.logs.lines.filter((l) => l.includes('"msg":"request"')).length >= t);
 
     await redis.kill();
-    // Redis stays dead until the restart below. Without the record, every request (each over the
-    // trigger now) is compacted again inline: never failed, never degraded, never left hanging.
-    for (let i = 0; i < 5; i++) {
+    // Redis stays dead until the restart below. The next request goes upstream on the decision its
+    // conversation's last request noted, as it would with Redis up (reuse-first.ts), promptly; its
+    // record read, issued as it arrived, fails and takes that note back.
+    messages.push({ role: 'user', content: prose(++t) });
+    const before = h.fake.summarizerRequests().length;
+    const onNote = turn();
+    expect(await settlesBefore(onNote, SENTINEL_MS)).toBe(true);
+    expect((await onNote).action).toBe('reused');
+    expect(h.fake.summarizerRequests()).toHaveLength(before);
+    await waitUntil(async () => (await storeErrors('load')) >= 1);
+    // Without the record, every request after it (each over the trigger now) is compacted again
+    // inline: never failed, never degraded, never left hanging.
+    for (let i = 0; i < 4; i++) {
       messages.push({ role: 'user', content: prose(++t) });
       const summaries = h.fake.summarizerRequests().length;
       const served = turn();
@@ -73,6 +86,12 @@ describe('Redis outage', () => {
     expect(second.action).toBe('reused');
   });
 });
+
+/** How many store operations `op` failed (recap_store_errors_total). */
+async function storeErrors(op: string): Promise<number> {
+  const { values } = await h.recap.runtime.metrics.storeErrors.get();
+  return values.find((v) => v.labels.op === op)?.value ?? 0;
+}
 
 async function waitUntil(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
