@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ChatMessage } from '../messages/types.js';
 import { identifiersIn } from './identifiers.js';
 import { jsonValuesText } from './json-values.js';
@@ -106,14 +105,13 @@ export function ledgerCandidates(evicted: readonly ChatMessage[], previous: stri
  */
 export async function collectLedgerCandidates(evicted: readonly ChatMessage[], previous: string | null, options: CandidateOptions = {}, sliceMs = 4): Promise<LedgerEntry[]> {
   const tallies = new Tallies();
-  let since = performance.now();
+  // One slicer for the scan and the ranking: a slice the scan left unused is the ranking's.
+  const pause = createSlicer(sliceMs);
   for (const [i, m] of evicted.entries()) {
     addMessage(tallies, m, i, i === options.taskAt);
-    if (performance.now() - since > sliceMs) {
-      await nextTurn();
-      since = performance.now();
-    }
+    const due = pause();
+    if (due) await due;
   }
   addPrevious(tallies, previous);
-  return runSliced(tallies.ranked(), createSlicer(sliceMs));
+  return runSliced(tallies.ranked(), pause);
 }

@@ -168,37 +168,31 @@ describe('redactSliced', () => {
     );
   });
 
-  it('pauses within a long text that has no line end to cut at (a line of megabytes), with the same result', async () => {
-    const row = (i: number) => `{"id":${i},"path":"/v1/items/${i}","token":"${i % 500 === 0 ? 'sk-proj-abcdefghij0123456789KLMN' : 'none'}"}`;
-    const text = `[${Array.from({ length: 20_000 }, (_, i) => row(i)).join(',')}]`;
+  /** redactSliced(text) and how often it asked to pause. */
+  async function slicedWithPauses(text: string): Promise<{ out: string; pauses: number }> {
     let pauses = 0;
     const out = await redactSliced(text, () => {
       pauses++;
       return undefined;
     });
+    return { out, pauses };
+  }
+
+  it('pauses within a long text that has no line end to cut at (a line of megabytes), with the same result', async () => {
+    const row = (i: number) => `{"id":${i},"path":"/v1/items/${i}","token":"${i % 500 === 0 ? 'sk-proj-abcdefghij0123456789KLMN' : 'none'}"}`;
+    const text = `[${Array.from({ length: 20_000 }, (_, i) => row(i)).join(',')}]`;
+    const { out, pauses } = await slicedWithPauses(text);
     expect(out).toBe(redact(text));
     expect(out).toContain('[REDACTED:openai_key]');
     expect(pauses).toBeGreaterThan(3);
   });
 
-  it('pauses between the pieces of a long text with CRLF line ends, as with LF', async () => {
-    const text = `${'log line 1234 ok\r\n'.repeat(20_000)}key sk-proj-abcdefghij0123456789KLMN\r\n`;
-    let pauses = 0;
-    const out = await redactSliced(text, () => {
-      pauses++;
-      return undefined;
-    });
-    expect(out).toBe(redact(text));
-    expect(pauses).toBeGreaterThan(3);
-  });
-
-  it('pauses between the pieces of a long text', async () => {
-    const text = `${'log line 1234 ok\n'.repeat(20_000)}key sk-proj-abcdefghij0123456789KLMN\n`;
-    let pauses = 0;
-    const out = await redactSliced(text, () => {
-      pauses++;
-      return undefined;
-    });
+  it.each([
+    ['LF', '\n'],
+    ['CRLF', '\r\n'],
+  ])('pauses between the pieces of a long text with %s line ends', async (_name, eol) => {
+    const text = `${`log line 1234 ok${eol}`.repeat(20_000)}key sk-proj-abcdefghij0123456789KLMN${eol}`;
+    const { out, pauses } = await slicedWithPauses(text);
     expect(out).toBe(redact(text));
     expect(pauses).toBeGreaterThan(3);
   });
