@@ -22,7 +22,7 @@ export async function passthrough(
   upstream: Upstream,
   opts: { stripHeaders: readonly string[]; clientStallMs: number; body?: ReadBody; errorBody?: (err: RecapError) => string },
 ): Promise<{ status: number; answered?: number }> {
-  const { signal } = requestAbort(res);
+  const { upstream: signal } = requestAbort(res);
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
   try {
     const response = await upstream.request({

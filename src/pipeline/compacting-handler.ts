@@ -27,7 +27,7 @@ import type { Upstream, UpstreamRegistry } from '../upstream/client.js';
 import { upstreamRequestHeaders } from '../upstream/headers.js';
 import { queryOf } from '../upstream/target.js';
 import type { ParsedRequest, WireFormat } from '../wire/format.js';
-import { requestAbort } from '../http/client-abort.js';
+import { requestAbort, type UpstreamAbort } from '../http/client-abort.js';
 import { readBody } from '../http/read-body.js';
 import { sendUpstreamResponse } from '../http/send-upstream-response.js';
 import { isEventStream, judgeStreamEnd } from '../http/stream-end.js';
@@ -68,7 +68,7 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
     upstream: Upstream,
     req: IncomingMessage,
     body: Buffer,
-    signal: AbortSignal,
+    signal: UpstreamAbort,
     answered: (part: OutcomePart) => void,
     conversation?: string,
   ): Promise<Dispatcher.ResponseData> {
@@ -97,7 +97,6 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
   return async function compactingRoute(req: IncomingMessage, res: ServerResponse, opened: RequestOutcome, caller: Caller): Promise<RequestOutcome> {
     // Also aborted when recap itself fails after forwarding first.
     const aborts = requestAbort(res);
-    const { signal } = aborts;
     let plan: RoutePlan<T> | undefined;
     let succeeded = false;
     // Observed however the reply ends: the hops were sent upstream even when the client is gone.
@@ -113,7 +112,7 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
     const send = (upstream: Upstream, body: Buffer, shortId?: string) => {
       // The first hop: what came before it was recap's own work (a recall's later hops are the upstream's).
       forwardedMs ??= Math.round((performance.now() - opened.startedAt) * 100) / 100;
-      return forward(upstream, req, body, signal, answered, shortId);
+      return forward(upstream, req, body, aborts.upstream, answered, shortId);
     };
     const returned = (): RequestOutcome => ({ ...outcome, ...answer, ...(forwardedMs !== undefined ? { forwardedMs } : {}) });
     // The conversation the client names, read once: forward-first and identify take it as a value.
@@ -157,7 +156,7 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
         arrival,
         parsed,
         model,
-        signal,
+        signal: aborts.signal,
         forwardedFirst,
         reusedFirst,
         count,

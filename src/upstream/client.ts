@@ -14,7 +14,8 @@ export interface UpstreamRequest {
   headers: Record<string, string | string[]>;
   /** A buffered body, or a stream forwarded as it arrives. */
   body?: Buffer | string | Readable | null;
-  signal?: AbortSignal;
+  /** An AbortSignal, or an EventEmitter as undici also takes (http/client-abort.ts's UpstreamAbort). */
+  signal?: Dispatcher.RequestOptions['signal'];
 }
 
 export interface Upstream {
