@@ -1,5 +1,7 @@
+import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
+import { Pool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type SendOutcome, sendUpstreamResponse } from './send-upstream-response.js';
 
@@ -12,7 +14,9 @@ const STALL_MS = 300;
 // loaded machine (they share this process with the server).
 const READER_STALL_MS = 1_000;
 let server: Server | undefined;
+const others: (() => Promise<void>)[] = [];
 afterEach(async () => {
+  await Promise.all(others.splice(0).map((close) => close()));
   const s = server;
   server = undefined;
   if (!s) return;
@@ -88,5 +92,53 @@ describe('a whole reply', () => {
     } finally {
       socket.destroy();
     }
+  });
+});
+
+describe('a relayed reply whose every byte came with its headers', () => {
+  it('reaches the client byte for byte, seen once whole, its upstream body read to its end and its connection kept', async () => {
+    const reply = Buffer.from(JSON.stringify({ id: 'chatcmpl-1', choices: [{ message: { role: 'assistant', content: 'Hello — ok.' } }] }));
+    let connections = 0;
+    const upstream = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(reply.length) }).end(reply));
+    });
+    upstream.on('connection', () => connections++);
+    upstream.listen(0, '127.0.0.1');
+    await once(upstream, 'listening');
+    const pool = new Pool(`http://127.0.0.1:${(upstream.address() as { port: number }).port}`);
+    others.push(async () => {
+      await pool.close();
+      upstream.closeAllConnections();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    });
+    const seen: Buffer[] = [];
+    const closed: Promise<unknown>[] = [];
+    const outcomes: Promise<SendOutcome>[] = [];
+    server = createServer((req, res) => {
+      req.resume();
+      outcomes.push(
+        (async () => {
+          const up = await pool.request({ method: 'POST', path: '/', body: '{}' });
+          closed.push(once(up.body, 'close'));
+          // The reply is short: its body is in by the time its headers are handled.
+          await expect.poll(() => up.body.readableLength).toBe(reply.length);
+          return sendUpstreamResponse(res, up, { upstream: 'test', clientStallMs: READER_STALL_MS, observe: (chunk) => seen.push(chunk) });
+        })(),
+      );
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(url, { method: 'POST', body: '{}' });
+      expect(res.headers.get('content-length')).toBe(String(reply.length));
+      expect(Buffer.from(await res.arrayBuffer()).equals(reply)).toBe(true);
+      expect(await outcomes[i]).toBe('complete');
+      await closed[i];
+    }
+    expect(seen).toEqual([reply, reply]);
+    // Each upstream body ended as a read one does: the second request went on the first's connection.
+    expect(connections).toBe(1);
   });
 });

@@ -52,19 +52,9 @@ export async function sendUpstreamResponse(res: ServerResponse, upstream: Upstre
     if (!res.headersSent) res.writeHead(upstream.statusCode, headers);
   };
   const { body } = upstream;
-  if (Buffer.isBuffer(body)) {
-    start();
-    opts.observe?.(body);
-    // In slices, each waited for as a relayed chunk is: a client that reads a big reply slowly
-    // but steadily keeps its connection, and one that takes in nothing is let go as a stream's is.
-    for (let at = 0; at < body.length; at += HELD_SLICE_BYTES) {
-      if (res.write(body.subarray(at, at + HELD_SLICE_BYTES))) continue;
-      const ended = await waitForClient(res, opts.clientStallMs);
-      if (ended) return ended;
-    }
-    res.end();
-    return (await delivered(res)) ? 'complete' : 'client_closed';
-  }
+  if (Buffer.isBuffer(body)) return sendHeld(res, body, start, opts);
+  const whole = arrivedWhole(body, upstream.headers);
+  if (whole) return sendHeld(res, whole, start, opts);
   const events = String(upstream.headers['content-type'] ?? '').includes('text/event-stream') ? sseBoundary() : undefined;
   if (events) {
     start();
@@ -106,6 +96,35 @@ export async function sendUpstreamResponse(res: ServerResponse, upstream: Upstre
   start();
   res.end();
   return (await delivered(res)) ? 'complete' : 'client_closed';
+}
+
+/** A reply held whole: `start` writes its headers. */
+async function sendHeld(res: ServerResponse, held: Buffer, start: () => void, opts: SendOptions): Promise<SendOutcome> {
+  start();
+  opts.observe?.(held);
+  // In slices, each waited for as a relayed chunk is: a client that reads a big reply slowly
+  // but steadily keeps its connection, and one that takes in nothing is let go as a stream's is.
+  for (let at = 0; at < held.length; at += HELD_SLICE_BYTES) {
+    if (res.write(held.subarray(at, at + HELD_SLICE_BYTES))) continue;
+    const ended = await waitForClient(res, opts.clientStallMs);
+    if (ended) return ended;
+  }
+  res.end();
+  return (await delivered(res)) ? 'complete' : 'client_closed';
+}
+
+/**
+ * A reply's whole body when every byte of its declared length is in already (a short reply comes
+ * in the read that brought its headers), else undefined. Taken whole, it goes out as a held reply
+ * does, with the headers in one write, without a stream's turns of the event loop before its
+ * bytes leave. The body is left to end and close as a read one does.
+ */
+function arrivedWhole(body: Readable, headers: IncomingHttpHeaders): Buffer | undefined {
+  const length = Number(headers['content-length']);
+  if (!(length > 0) || length > HELD_SLICE_BYTES || body.readableLength !== length) return undefined;
+  const whole = body.read(length) as Buffer | null;
+  body.resume();
+  return whole ?? undefined;
 }
 
 /** After a write the socket could not take at once: nothing once it drained, else how the send ends (a client that took in nothing for `stallMs` is disconnected). */
