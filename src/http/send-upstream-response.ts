@@ -36,8 +36,9 @@ export type SendOutcome = 'complete' | 'client_closed' | 'client_stalled' | 'ups
 
 /**
  * Relays the upstream's status, headers and body: each upstream chunk is one write to the client,
- * so a stream is never re-chunked or buffered. A stream's headers go out at once (the client sees
- * it start before the first token); any other reply's headers leave with its first body chunk, so
+ * so a stream is never re-chunked or buffered (a short reply that is all in already goes in one
+ * write, as a held one does). A stream's headers go out at once (the client sees it start before
+ * the first token); any other reply's headers leave with its first body chunk, so
  * a body that fails before its first byte is answered with recap's own error instead (thrown: 504
  * `upstream_timeout` after `body_idle_ms` of silence, 502 otherwise), never with the upstream's
  * headers and no body. Once bytes are out, a failing body cuts the client's connection (a broken
@@ -53,9 +54,10 @@ export async function sendUpstreamResponse(res: ServerResponse, upstream: Upstre
   };
   const { body } = upstream;
   if (Buffer.isBuffer(body)) return sendHeld(res, body, start, opts);
-  const whole = arrivedWhole(body, upstream.headers);
+  const stream = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
+  const whole = stream ? undefined : arrivedWhole(body, upstream.headers);
   if (whole) return sendHeld(res, whole, start, opts);
-  const events = String(upstream.headers['content-type'] ?? '').includes('text/event-stream') ? sseBoundary() : undefined;
+  const events = stream ? sseBoundary() : undefined;
   if (events) {
     start();
     // The headers leave at once, so the client sees the stream begin before its first event; when
