@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { RecapError, sseErrorEvent } from '../errors.js';
+import { arrivedWhole } from './arrived-whole.js';
 import { upstreamFailure } from '../upstream/client.js';
 import { clientResponseHeaders } from '../upstream/headers.js';
 import { sseBoundary } from './sse-boundary.js';
@@ -55,7 +56,7 @@ export async function sendUpstreamResponse(res: ServerResponse, upstream: Upstre
   const { body } = upstream;
   if (Buffer.isBuffer(body)) return sendHeld(res, body, start, opts);
   const stream = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
-  const whole = stream ? undefined : arrivedWhole(body, upstream.headers);
+  const whole = stream ? undefined : arrivedWhole(body, upstream.headers, HELD_SLICE_BYTES);
   if (whole) return sendHeld(res, whole, start, opts);
   const events = stream ? sseBoundary() : undefined;
   if (events) {
@@ -113,20 +114,6 @@ async function sendHeld(res: ServerResponse, held: Buffer, start: () => void, op
   }
   res.end();
   return (await delivered(res)) ? 'complete' : 'client_closed';
-}
-
-/**
- * A reply's whole body when every byte of its declared length is in already (a short reply comes
- * in the read that brought its headers), else undefined. Taken whole, it goes out as a held reply
- * does, with the headers in one write, without a stream's turns of the event loop before its
- * bytes leave. The body is left to end and close as a read one does.
- */
-function arrivedWhole(body: Readable, headers: IncomingHttpHeaders): Buffer | undefined {
-  const length = Number(headers['content-length']);
-  if (!(length > 0) || length > HELD_SLICE_BYTES || body.readableLength !== length) return undefined;
-  const whole = body.read(length) as Buffer | null;
-  body.resume();
-  return whole ?? undefined;
 }
 
 /** After a write the socket could not take at once: nothing once it drained, else how the send ends (a client that took in nothing for `stallMs` is disconnected). */

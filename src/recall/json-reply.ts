@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { UpstreamReply } from '../http/send-upstream-response.js';
 import { errors } from '../errors.js';
+import { arrivedWhole } from '../http/arrived-whole.js';
 import { upstreamFailure } from '../upstream/client.js';
 import { isObj } from './json-object.js';
 import type { RecallTurn } from './hops.js';
@@ -36,6 +37,8 @@ type Held = { whole: Buffer } | { head: Buffer[]; rest: AsyncIterator<Buffer> };
 
 /** The body whole while it stays within `limit`; else the chunks read so far and the rest, still to come. */
 async function readHeld(response: Dispatcher.ResponseData, upstream: string, limit: number): Promise<Held> {
+  const arrived = arrivedWhole(response.body, response.headers, limit);
+  if (arrived) return { whole: arrived };
   const chunks: Buffer[] = [];
   let bytes = 0;
   const body = (response.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
