@@ -7,9 +7,11 @@ export const CREDENTIAL_HEADERS = ['authorization', 'api-key', 'x-api-key'] as c
 // `Connection` header nominates. They are stripped before anything else looks at the headers.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
-function nominated(headers: IncomingHttpHeaders): Set<string> {
+const NONE: ReadonlySet<string> = new Set();
+
+function nominated(headers: IncomingHttpHeaders): ReadonlySet<string> {
   const value = headers.connection;
-  if (!value) return new Set();
+  if (!value) return NONE;
   return new Set(
     String(value)
       .split(',')
@@ -24,7 +26,7 @@ function nominated(headers: IncomingHttpHeaders): Set<string> {
 const RECAP_PREFIX = 'x-recap-';
 
 /** Copies the end-to-end headers, skipping hop-by-hop ones, recap's own and any name in `drop`. */
-export function endToEndHeaders(headers: IncomingHttpHeaders, drop: ReadonlySet<string> = new Set()): Record<string, string | string[]> {
+export function endToEndHeaders(headers: IncomingHttpHeaders, drop: ReadonlySet<string> = NONE): Record<string, string | string[]> {
   const named = nominated(headers);
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -45,15 +47,29 @@ export interface UpstreamAuth {
   api?: 'openai' | 'anthropic';
 }
 
+/** The names not forwarded, made once per route's stripHeaders (one array per route) and kind of request. */
+const dropSets = new WeakMap<readonly string[], Map<string, ReadonlySet<string>>>();
+const NO_STRIP: readonly string[] = [];
+
+function namesNotForwarded(chat: boolean, replacesCredentials: boolean, stripHeaders: readonly string[]): ReadonlySet<string> {
+  let byKind = dropSets.get(stripHeaders);
+  if (!byKind) dropSets.set(stripHeaders, (byKind = new Map()));
+  const kind = `${chat}${replacesCredentials}`;
+  let drop = byKind.get(kind);
+  if (!drop) {
+    // recap's own key replaces every credential the client sent, in whichever header style.
+    drop = new Set([...(chat ? NOT_FORWARDED_CHAT : NOT_FORWARDED_UPSTREAM), ...stripHeaders, ...(replacesCredentials ? CREDENTIAL_HEADERS : [])]);
+    byKind.set(kind, drop);
+  }
+  return drop;
+}
+
 export function upstreamRequestHeaders(
   client: IncomingHttpHeaders,
   auth: UpstreamAuth,
   opts: { chat: boolean; stripHeaders?: readonly string[] },
 ): Record<string, string | string[]> {
-  const drop = new Set([...(opts.chat ? NOT_FORWARDED_CHAT : NOT_FORWARDED_UPSTREAM), ...(opts.stripHeaders ?? [])]);
-  // recap's own key replaces every credential the client sent, in whichever header style.
-  if (auth.apiKey) for (const name of CREDENTIAL_HEADERS) drop.add(name);
-  const out = endToEndHeaders(client, drop);
+  const out = endToEndHeaders(client, namesNotForwarded(opts.chat, Boolean(auth.apiKey), opts.stripHeaders ?? NO_STRIP));
   if (auth.apiKey && auth.api === 'anthropic') out['x-api-key'] = auth.apiKey;
   else if (auth.apiKey) out.authorization = `Bearer ${auth.apiKey}`;
   return out;
