@@ -53,7 +53,10 @@ const NO_STRIP: readonly string[] = [];
 
 function namesNotForwarded(chat: boolean, replacesCredentials: boolean, stripHeaders: readonly string[]): ReadonlySet<string> {
   let byKind = dropSets.get(stripHeaders);
-  if (!byKind) dropSets.set(stripHeaders, (byKind = new Map()));
+  if (!byKind) {
+    byKind = new Map();
+    dropSets.set(stripHeaders, byKind);
+  }
   const kind = `${chat}${replacesCredentials}`;
   let drop = byKind.get(kind);
   if (!drop) {
