@@ -48,21 +48,21 @@ export interface UpstreamAuth {
 }
 
 /** The names not forwarded, made once per route's stripHeaders (one array per route) and kind of request. */
-const dropSets = new WeakMap<readonly string[], Map<string, ReadonlySet<string>>>();
+const dropSets = new WeakMap<readonly string[], (ReadonlySet<string> | undefined)[]>();
 const NO_STRIP: readonly string[] = [];
 
 function namesNotForwarded(chat: boolean, replacesCredentials: boolean, stripHeaders: readonly string[]): ReadonlySet<string> {
   let byKind = dropSets.get(stripHeaders);
   if (!byKind) {
-    byKind = new Map();
+    byKind = [];
     dropSets.set(stripHeaders, byKind);
   }
-  const kind = `${chat}${replacesCredentials}`;
-  let drop = byKind.get(kind);
+  const kind = (chat ? 2 : 0) + (replacesCredentials ? 1 : 0);
+  let drop = byKind[kind];
   if (!drop) {
     // recap's own key replaces every credential the client sent, in whichever header style.
     drop = new Set([...(chat ? NOT_FORWARDED_CHAT : NOT_FORWARDED_UPSTREAM), ...stripHeaders, ...(replacesCredentials ? CREDENTIAL_HEADERS : [])]);
-    byKind.set(kind, drop);
+    byKind[kind] = drop;
   }
   return drop;
 }
