@@ -8,11 +8,14 @@ import { type RequestAbort, requestAbort } from './client-abort.js';
 // Real sockets on both sides: a client → a server that relays each request upstream with undici,
 // its abort the request's, → an upstream that never answers until told to.
 
-interface Setup {
+/** One request on its way: the upstream holds it, unanswered until told to. */
+interface InFlight {
+  client: { sent: Promise<string>; destroy(): void };
+  /** The relaying server's abort for the request. */
+  aborts: RequestAbort;
   /** Settles when the upstream's request closes: true when it closed unanswered (cancelled). */
   upstreamClosed: Promise<boolean>;
-  /** The relaying server's abort for the one request. */
-  abort: Promise<RequestAbort>;
+  /** How the relay's upstream request ended: 'answered', or its error. */
   relayed: Promise<unknown>;
   answerUpstream(): void;
 }
@@ -32,14 +35,18 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-async function setUp(): Promise<Setup & { url: string }> {
+/** A client's request, relayed, once the upstream has it. */
+async function inFlight(): Promise<InFlight> {
   let answer = () => {};
   let closed!: (cancelled: boolean) => void;
   const upstreamClosed = new Promise<boolean>((resolve) => (closed = resolve));
+  let got!: () => void;
+  const upstreamGot = new Promise<void>((resolve) => (got = resolve));
   const upstream = createServer((req, res) => {
     req.resume();
     answer = () => res.end('{}');
     res.once('close', () => closed(!res.writableFinished));
+    got();
   });
   const pool = new Pool(await listen(upstream));
   closers.push(() => pool.close());
@@ -58,7 +65,9 @@ async function setUp(): Promise<Setup & { url: string }> {
       })
       .catch((err: unknown) => relayDone(err));
   });
-  return { url: await listen(relay), upstreamClosed, abort, relayed, answerUpstream: () => answer() };
+  const client = post(await listen(relay));
+  const [aborts] = await Promise.all([abort, upstreamGot]);
+  return { client, aborts, upstreamClosed, relayed, answerUpstream: () => answer() };
 }
 
 function post(url: string): { sent: Promise<string>; destroy(): void } {
@@ -78,13 +87,11 @@ function post(url: string): { sent: Promise<string>; destroy(): void } {
 
 describe('requestAbort', () => {
   it('cancels the upstream request when the client leaves before its answer, and says the client went', async () => {
-    const s = await setUp();
-    const client = post(s.url);
-    const aborts = await s.abort;
+    const s = await inFlight();
+    const { aborts } = s;
     // The AbortSignal made before the abort fires with it.
     const early = aborts.signal;
-    await new Promise((r) => setTimeout(r, 50));
-    client.destroy();
+    s.client.destroy();
     expect(await s.upstreamClosed).toBe(true);
     expect(await s.relayed).toMatchObject({ message: 'client closed the connection' });
     expect(aborts.clientGone()).toBe(true);
@@ -95,25 +102,21 @@ describe('requestAbort', () => {
   });
 
   it('cancels the upstream request when recap gives up (abort()), the client still there', async () => {
-    const s = await setUp();
-    const client = post(s.url);
-    const aborts = await s.abort;
-    await new Promise((r) => setTimeout(r, 50));
+    const s = await inFlight();
+    const { aborts } = s;
     aborts.abort();
     expect(await s.upstreamClosed).toBe(true);
     expect(await s.relayed).toMatchObject({ message: 'request failed in recap' });
     expect(aborts.clientGone()).toBe(false);
     expect((aborts.signal.reason as Error).message).toBe('request failed in recap');
-    client.destroy();
+    s.client.destroy();
   });
 
   it('aborts nothing once the response is complete', async () => {
-    const s = await setUp();
-    const client = post(s.url);
-    const aborts = await s.abort;
-    await new Promise((r) => setTimeout(r, 20));
+    const s = await inFlight();
+    const { aborts } = s;
     s.answerUpstream();
-    expect(await client.sent).toBe('{}');
+    expect(await s.client.sent).toBe('{}');
     expect(await s.relayed).toBe('answered');
     expect(await s.upstreamClosed).toBe(false);
     // The server's response closes once finished: no abort follows it.
