@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { noPause } from '../slicing/slicer.js';
+import { equalUpTo, type ItemRun } from './item-runs.js';
 import { matchOnArrival } from './items-on-arrival.js';
 import { parseSliced } from './parse-sliced.js';
 import { createSeenItems, type SeenItems } from './seen-items.js';
@@ -73,5 +74,40 @@ describe('runs of items', () => {
     const { doc } = await read(seen, body([...long, message(99)]));
     expect(doc.run?.taken ?? 0).toBe(0);
     expect(seen.bytes).toBeLessThanOrEqual(64 * 1024);
+  });
+});
+
+describe('equalUpTo', () => {
+  /** A run of items of these lengths (the bytes only: what equalUpTo reads). */
+  function runOf(lengths: readonly number[]): ItemRun {
+    const ends = new Int32Array(lengths.length);
+    const starts = new Int32Array(lengths.length);
+    let at = 0;
+    lengths.forEach((n, i) => {
+      starts[i] = at;
+      at += n;
+      ends[i] = at;
+    });
+    const bytes = Buffer.from(Array.from({ length: at }, (_, i) => 97 + (i % 26)));
+    return { bytes, starts, ends, items: [], sizes: new Float64Array(lengths.length + 1), first: { item: {}, size: 0 }, last: undefined, size: 0, notes: new Map() };
+  }
+
+  it('is the end of the last item whose bytes all equal, from any point known to equal, up to any point', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 60 }), fc.nat(), fc.nat(), fc.nat(), fc.nat({ max: 5 }), (lengths, a, b, changed, base) => {
+        const run = runOf(lengths);
+        const total = run.bytes.length;
+        const at = changed % total;
+        const from = Math.min(a % (total + 1), at);
+        const to = Math.max(from, b % (total + 1));
+        const buf = Buffer.concat([Buffer.alloc(base, 32), run.bytes]);
+        buf[base + at] = 48;
+        // What a byte-by-byte reading gives: the last item ending within [from, to] before the changed byte.
+        let expected = from;
+        for (const end of run.ends) if (end > from && end <= to && end <= at) expected = end;
+        expect(equalUpTo(run, buf, base, from, to)).toBe(expected);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -62,11 +62,14 @@ export function equalUpTo(run: ItemRun, buf: Buffer, base: number, from: number,
   let lo = itemsWithin(run, from);
   let hi = itemsWithin(run, to);
   let equal = from;
-  // Items lo..hi-1 end in (from, to]: the first whose bytes differ is found by halving.
+  // Items lo..hi-1 end in (from, to]: the first whose bytes differ is found by halving. Each
+  // compare starts at the end of the last item found equal: bytes known to equal are not compared
+  // again at every halving (a branch of a long history shares all of it with each run that opens
+  // like it, and differs only in its last items).
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const end = run.ends[mid]!;
-    if (buf.compare(run.bytes, from, end, base + from, base + end) === 0) {
+    if (buf.compare(run.bytes, equal, end, base + equal, base + end) === 0) {
       equal = end;
       lo = mid + 1;
     } else hi = mid;
