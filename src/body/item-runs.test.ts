@@ -13,8 +13,8 @@ import { createSeenItems, type SeenItems } from './seen-items.js';
 const message = (i: number, text = `turn ${i} `) => JSON.stringify({ role: i % 2 ? 'assistant' : 'user', content: text.repeat(1 + (i % 5) * 7) });
 const body = (texts: readonly string[], ws = '') => Buffer.from(`{"model":"m",${ws}"messages":${ws}[${texts.join(`,${ws}`)}]${ws},"n":1}`);
 
-/** Parses `buf` as the request path does, the body arriving in chunks cut at `cuts`. */
-async function read(seen: SeenItems, buf: Buffer, cuts: readonly number[] = []) {
+/** Parses `buf` as the request path does, the body arriving in chunks cut at `cuts`; `keepLater` takes the keeping of its new items. */
+async function read(seen: SeenItems, buf: Buffer, cuts: readonly number[] = [], keepLater?: (keep: () => Promise<void>) => void) {
   const arriving = matchOnArrival(seen, 'messages');
   const into = Buffer.alloc(buf.length, 0x7b);
   let from = 0;
@@ -24,7 +24,7 @@ async function read(seen: SeenItems, buf: Buffer, cuts: readonly number[] = []) 
     from = end;
     arriving.advance(into, end);
   }
-  const doc = await parseSliced(into, noPause, { items: { key: 'messages', seen, arrived: arriving } });
+  const doc = await parseSliced(into, noPause, { items: { key: 'messages', seen, arrived: arriving, keepLater } });
   return { doc, messages: (doc.value as { messages: object[] }).messages };
 }
 
@@ -65,6 +65,39 @@ describe('runs of items', () => {
       const { doc } = await read(seen, body([...texts, message(500 + b)]), [40, 300, 301]);
       expect(doc.run?.taken).toBe(texts.length);
     }
+  });
+
+  it('keeps the new items and their run only when the request path does it, with the notes made after the parse', async () => {
+    const seen = createSeenItems(1 << 24);
+    const later: (() => Promise<void>)[] = [];
+    const first = await read(seen, body(history.slice(0, 10)), [], (keep) => later.push(keep));
+    expect(later).toHaveLength(1);
+    const before = await read(seen, body(history.slice(0, 11)));
+    expect(before.doc.run?.taken ?? 0).toBe(0);
+    expect(before.messages[0]).not.toBe(first.messages[0]);
+
+    const fresh = createSeenItems(1 << 24);
+    const deferred: (() => Promise<void>)[] = [];
+    const made = await read(fresh, body(history.slice(0, 10)), [], (keep) => deferred.push(keep));
+    const counts = { counts: 'noted once the request went upstream' };
+    const noted = history.slice(0, 10);
+    made.doc.run?.note(counts, noted);
+    for (const keep of deferred) await keep();
+    const next = await read(fresh, body(history.slice(0, 11)));
+    expect(next.doc.run?.taken).toBe(10);
+    next.messages.slice(0, 10).forEach((m, i) => expect(m).toBe(made.messages[i]));
+    expect(next.doc.run?.earlier(counts)).toBe(noted);
+  });
+
+  it('takes over a run whose new items repeat one another, kept after the parse', async () => {
+    const seen = createSeenItems(1 << 24);
+    const same = message(7);
+    const later: (() => Promise<void>)[] = [];
+    const first = await read(seen, body([same, same]), [], (keep) => later.push(keep));
+    for (const keep of later) await keep();
+    const next = await read(seen, body([same, same, message(8)]));
+    expect(next.doc.run?.taken).toBe(2);
+    next.messages.slice(0, 2).forEach((m, i) => expect(m).toBe(first.messages[i]));
   });
 
   it('keeps no run a request would hold past its share of the cache', async () => {

@@ -113,8 +113,11 @@ export class RunBuilder {
     return base + run.ends[count - 1]!;
   }
 
-  /** The next item, parsed or found in `[start, end)`: the run goes on while each has an entry. */
-  add(start: number, end: number, entry: SeenEntry | undefined): void {
+  /**
+   * The next item, parsed or found in `[start, end)`: the run goes on while each has an entry.
+   * `item`, the request's own object when it is not the entry's (its bytes were kept by another).
+   */
+  add(start: number, end: number, entry: SeenEntry | undefined, item?: object): void {
     if (!this.open || !entry) {
       this.open = false;
       return;
@@ -122,13 +125,13 @@ export class RunBuilder {
     this.first ??= entry;
     this.starts.push(start);
     this.ends.push(end);
-    this.items.push(entry.item);
+    this.items.push(item ?? entry.item);
     this.entrySizes.push(entry.size);
     this.last = entry;
   }
 
-  /** The run, if it has any item. */
-  made(): ItemRun | undefined {
+  /** The run, if it has any item, with `notes` (what the request path notes on it). */
+  made(notes: Map<object, unknown>): ItemRun | undefined {
     const { first, prefix } = this;
     const k = prefix?.count ?? 0;
     const n = k + this.items.length;
@@ -152,7 +155,7 @@ export class RunBuilder {
     // The items' parsed form (what their entries take but their bytes) is counted again here, as
     // their entries count it too: an entry pushed out of the cache lives on in the run.
     const size = held + sizes[n]! - (ends[n - 1]! - starts[0]!) + n * NOTE_BYTES_PER_ITEM + RUN_OVERHEAD_BYTES;
-    return { bytes, starts, ends, items, sizes, first, last: this.last, size, notes: new Map() };
+    return { bytes, starts, ends, items, sizes, first, last: this.last, size, notes };
   }
 }
 

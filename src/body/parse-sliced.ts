@@ -1,7 +1,7 @@
 import { isAscii } from 'node:buffer';
 import { parsedBytesEstimateSliced } from './parsed-size.js';
 import type { ItemsOnArrival } from './items-on-arrival.js';
-import { type ItemRun, RunBuilder, type TakenRun } from './item-runs.js';
+import { RunBuilder, type TakenRun } from './item-runs.js';
 import { type RunNotes, runNotes } from './run-notes.js';
 import type { SeenEntry, SeenItems } from './seen-items.js';
 import type { Pause } from '../slicing/slicer.js';
@@ -84,6 +84,11 @@ export interface KnownItems {
   whole?: ReadonlySet<string>;
   /** Items already found while the body arrived (body/items-on-arrival.ts). */
   arrived?: ItemsOnArrival | undefined;
+  /**
+   * Takes the keeping of what is new in the items array (for later requests) to do later: the
+   * request path does it once a request that goes first has gone. Without it the parse keeps them.
+   */
+  keepLater?: ((keep: () => Promise<void>) => void) | undefined;
 }
 
 export interface SlicedOptions {
@@ -98,8 +103,8 @@ const isContainer = (v: unknown): v is object => v !== null && typeof v === 'obj
 class SlicedParser {
   /** The bytes of the cache of seen items this document found or filled (SeenItems.keeps). */
   private cacheUsed = 0;
-  /** The items array's run taken over and the one made of it (knownItems). */
-  run: { taken: TakenRun | undefined; made: ItemRun | undefined } | undefined;
+  /** The items array as knownItems() read it, for keepNew(). */
+  itemsRead: { seen: SeenItems; run: RunBuilder; taken: TakenRun | undefined; after: SeenEntry | undefined; rest: RestItem[] } | undefined;
 
   constructor(
     private readonly buf: Buffer,
@@ -154,6 +159,17 @@ class SlicedParser {
     return child;
   }
 
+  /**
+   * A new item's entry: the one its bytes have when they were kept since it was parsed (an
+   * item the same request sent before, or another request), else the one it is kept as.
+   */
+  private async keepOrFind(seen: SeenItems, start: number, end: number, value: object, before: SeenEntry | undefined): Promise<SeenEntry | undefined> {
+    const found = seen.find(this.buf, start, before);
+    if (!found) return this.keep(seen, start, end, value);
+    this.cacheUsed += found.entry.size;
+    return found.entry;
+  }
+
   /** Keeps a value just parsed for later requests, its size estimated in slices. */
   private async keep(seen: SeenItems, start: number, end: number, value: object): Promise<SeenEntry | undefined> {
     if (!seen.keeps(end - start, this.cacheUsed)) return undefined;
@@ -182,8 +198,7 @@ class SlicedParser {
 
   /**
    * The items array (walked whatever its size): an item seen before is taken as parsed then, the
-   * others parsed and kept; each kept item is linked to the one after it, where the next request
-   * looks first.
+   * others parsed; what is new is kept for later requests by keepNew().
    */
   private async knownItems(open: number, { seen, arrived }: KnownItems): Promise<Parsed> {
     const target: unknown[] = [];
@@ -200,35 +215,59 @@ class SlicedParser {
       before = taken.count === taken.run.items.length ? taken.run.last : undefined;
       pos = nextItem(this.buf, last, CLOSE_ARRAY);
     }
+    const after = before;
+    const rest: RestItem[] = [];
     while (pos !== -1) {
       const found = arrived?.take(pos) ?? seen.find(this.buf, pos, before);
-      let entry: SeenEntry | undefined;
       if (found) {
-        entry = found.entry;
-        this.cacheUsed += entry.size;
-        target.push(entry.item);
+        this.cacheUsed += found.entry.size;
+        target.push(found.entry.item);
         last = found.end;
+        rest.push({ start: pos, end: last, entry: found.entry });
       } else {
         const child = await this.value(pos, 1);
-        if (isObject(child.value)) entry = await this.keep(seen, pos, child.end, child.value);
         target.push(child.value);
         last = child.end;
+        rest.push({ start: pos, end: last, ...(isObject(child.value) ? { value: child.value } : {}) });
       }
-      if (before && entry) seen.link(before, entry);
-      before = entry;
-      run?.add(pos, last, entry);
+      before = found?.entry;
       elements.push({ start: pos, end: last });
       pos = nextItem(this.buf, last, CLOSE_ARRAY);
       const due = this.pause();
       if (due) await due;
     }
-    const made = run?.made();
-    if (made) {
-      seen.keepRun(made, this.cacheUsed, taken);
-      this.run = { taken, made };
-    }
+    if (run) this.itemsRead = { seen, run, taken, after, rest };
     return { value: target, end: containerEnd(this.buf, last), elements };
   }
+
+  /**
+   * Keeps the items array's new items for later requests, each linked to the one after it (where
+   * the next request looks first), and the run its leading items make, with the notes the request
+   * path makes on it (`notes`).
+   */
+  async keepNew(notes: Map<object, unknown>): Promise<void> {
+    if (!this.itemsRead) return;
+    const { seen, run, taken, rest } = this.itemsRead;
+    let before = this.itemsRead.after;
+    for (const item of rest) {
+      const entry = item.value ? await this.keepOrFind(seen, item.start, item.end, item.value, before) : item.entry;
+      if (before && entry) seen.link(before, entry);
+      before = entry;
+      run.add(item.start, item.end, entry, item.value);
+      const due = this.pause();
+      if (due) await due;
+    }
+    const made = run.made(notes);
+    if (made) seen.keepRun(made, this.cacheUsed, taken);
+  }
+}
+
+/** An item of the items array after the run taken over: its entry when it was found, its value when it is new. */
+interface RestItem {
+  start: number;
+  end: number;
+  entry?: SeenEntry;
+  value?: object;
 }
 
 /** The document in `buf`, parsed as JSON.parse would; throws a SyntaxError where it would. */
@@ -239,5 +278,9 @@ export async function parseSliced(buf: Buffer, pause: Pause, options: SlicedOpti
   const top = await parser.value(start, 0, true);
   const rest = skipWhitespace(buf, top.end);
   if (rest !== buf.length) throw new JsonScanError('Unexpected data after the JSON value', rest);
-  return { value: top.value, members: top.members ?? null, ...(parser.run ? { run: runNotes(parser.run.taken, parser.run.made) } : {}) };
+  const notes = new Map<object, unknown>();
+  const keepLater = options.items?.keepLater;
+  if (keepLater) keepLater(() => parser.keepNew(notes));
+  else await parser.keepNew(notes);
+  return { value: top.value, members: top.members ?? null, ...(parser.itemsRead ? { run: runNotes(parser.itemsRead.taken, notes) } : {}) };
 }

@@ -1,4 +1,4 @@
-import type { ItemRun, TakenRun } from './item-runs.js';
+import type { TakenRun } from './item-runs.js';
 
 // What the request path works out per item (shape check, canonical hash, exact token count) is
 // noted on the request's run, aligned with its items, so that a later request that takes the run
@@ -16,12 +16,13 @@ export interface RunNotes {
 
 export const NO_RUN: RunNotes = { taken: 0, earlier: () => undefined, note: () => undefined };
 
-export function runNotes(taken: TakenRun | undefined, made: ItemRun | undefined): RunNotes {
+/** `notes`: the notes of the run the request's items make (item-runs.ts RunBuilder.made), which may be made after them. */
+export function runNotes(taken: TakenRun | undefined, notes: Map<object, unknown>): RunNotes {
   return {
     taken: taken?.count ?? 0,
     earlier: <V>(key: object) => taken?.run.notes.get(key) as V | undefined,
     note(key, value) {
-      made?.notes.set(key, value);
+      notes.set(key, value);
     },
   };
 }

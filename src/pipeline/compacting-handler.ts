@@ -122,7 +122,9 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
       const arrival = earlyRecords.arrive(caller, conversation, format.items.route);
       const arriving = matchOnArrival(deps.seen, format.itemsKey);
       const raw = await readBody(req, config.server.body_limit_bytes, arriving.advance);
-      const parsed = await format.read(raw, createSlicer(SLICE_MS), { seen: deps.seen, arrived: arriving });
+      // Keeping what is new in the body for later requests waits until a request that goes first has gone (below).
+      const keeping: (() => Promise<void>)[] = [];
+      const parsed = await format.read(raw, createSlicer(SLICE_MS), { seen: deps.seen, arrived: arriving, keepLater: (keep) => keeping.push(keep) });
       const { body } = parsed;
       outcome = { ...outcome, model: clientField(body.model) };
       if (!mayUse(caller, body.model)) throw errors.modelNotAllowed(body.model);
@@ -150,6 +152,8 @@ export function createCompactingHandler<T, P extends ParsedRequest>(deps: Handle
         // after that write, so that its counting does not hold the body back from the upstream.
         await nextMacrotask();
       }
+      // Off the way to the upstream: a request that went first is there already.
+      for (const keep of keeping) await keep();
       plan = await prepareRequest(deps.pipeline, format, {
         caller,
         conversation,

@@ -40,6 +40,8 @@ export interface SeenInput {
   seen: SeenItems;
   /** The body's items found in the cache while it arrived. */
   arrived?: ItemsOnArrival | undefined;
+  /** Takes the keeping of the body's new items for later requests, for the request path to do off its way to the upstream (body/parse-sliced.ts). */
+  keepLater?: ((keep: () => Promise<void>) => void) | undefined;
 }
 
 /** What the engine needs of one format's items: it plans over the neutral items and builds views from these. */

@@ -37,7 +37,7 @@ export const chatFormat: WireFormat<ChatMessage, ChatBody> = {
   upstreamApi: 'openai',
   itemsKey: 'messages',
   items: chatWire,
-  read: (raw, pause, { seen, arrived }) => readChatRequest(raw, pause, seen, arrived),
+  read: readChatRequest,
   compactable: ({ body }) => body.messages,
   // The pinned system/developer messages and the first user message.
   opening: (_parsed, messages) => leadingHashes(messages),

@@ -1,11 +1,10 @@
-import type { ItemsOnArrival } from '../../body/items-on-arrival.js';
 import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../../body/json-body.js';
 import { oncePerItem } from '../../body/once-per-item.js';
-import type { SeenItems } from '../../body/seen-items.js';
 import { primeMessageHash } from '../../conversation/canonical.js';
 import { errors } from '../../errors.js';
 import type { ChatRequest } from '../../messages/types.js';
 import { type Pause, runSliced, runSync, STEP_EVERY, type Steps } from '../../slicing/slicer.js';
+import type { SeenInput } from '../format.js';
 import { messageShapeProblem } from './message-shape.js';
 
 // Parses and checks the few fields recap relies on; everything else is the upstream's business
@@ -54,9 +53,9 @@ const WHOLE = new Set(['tools']);
 // in one go held the event loop for 0.5-1 s, a 15 MB pasted log for 60 ms.
 const PRIMED_MESSAGE_BYTES = 64 * 1024;
 
-/** The request path's parse, in slices (`pause` between them); messages in `seen` are not parsed again. */
-export async function readChatRequest(raw: Buffer, pause: Pause, seen?: SeenItems, arrived?: ItemsOnArrival): Promise<ChatBody> {
-  const json = await readJsonBody(raw, pause, seen && { key: 'messages', seen, whole: WHOLE, arrived });
+/** The request path's parse, in slices (`pause` between them); messages in the cache of seen items are not parsed again. */
+export async function readChatRequest(raw: Buffer, pause: Pause, cached?: SeenInput): Promise<ChatBody> {
+  const json = await readJsonBody(raw, pause, cached && { key: 'messages', whole: WHOLE, ...cached });
   if (json.members) refuseDuplicates(json.members, KEYS_RECAP_READS);
   // Messages taken over from an earlier request that passed were checked and primed then.
   const known = (json.run?.earlier<number>(shapeProblemOf) ?? 0) >= (json.run?.taken ?? 0) ? (json.run?.taken ?? 0) : 0;

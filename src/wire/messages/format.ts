@@ -33,7 +33,7 @@ export const messagesFormat: WireFormat<AnthropicMessage, MessagesBody> = {
   upstreamApi: 'anthropic',
   itemsKey: 'messages',
   items: messagesWire,
-  read: (raw, pause, { seen, arrived }) => readMessagesRequest(raw, pause, seen, arrived),
+  read: readMessagesRequest,
   compactable: ({ body }) => body.messages,
   // `system` (pinned, outside the messages) and the first user message.
   opening({ body }, messages) {

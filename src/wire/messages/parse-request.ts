@@ -1,8 +1,7 @@
-import type { ItemsOnArrival } from '../../body/items-on-arrival.js';
 import { objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../../body/json-body.js';
-import type { SeenItems } from '../../body/seen-items.js';
 import { errors } from '../../errors.js';
 import type { Pause } from '../../slicing/slicer.js';
+import type { SeenInput } from '../format.js';
 import type { MessagesBody } from './recall.js';
 import type { MessagesRequest } from './types.js';
 
@@ -31,9 +30,9 @@ function checkRequest(body: unknown): MessagesRequest {
   return req as MessagesRequest;
 }
 
-/** The request path's parse, in slices (`pause` between them); messages in `seen` are not parsed again. */
-export async function readMessagesRequest(raw: Buffer, pause: Pause, seen?: SeenItems, arrived?: ItemsOnArrival): Promise<MessagesBody> {
-  const json = await readJsonBody(raw, pause, seen && { key: 'messages', seen, whole: WHOLE, arrived });
+/** The request path's parse, in slices (`pause` between them); messages in the cache of seen items are not parsed again. */
+export async function readMessagesRequest(raw: Buffer, pause: Pause, cached?: SeenInput): Promise<MessagesBody> {
+  const json = await readJsonBody(raw, pause, cached && { key: 'messages', whole: WHOLE, ...cached });
   if (json.members) refuseDuplicates(json.members, KEYS_RECAP_READS);
   return { ...json, body: checkRequest(json.value) };
 }

@@ -23,7 +23,7 @@ export const responsesFormat: WireFormat<ResponseItem, ResponsesBody> = {
   upstreamApi: 'openai',
   itemsKey: 'input',
   items: responsesWire,
-  read: (raw, pause, { seen, arrived }) => readResponsesRequest(raw, pause, seen, arrived),
+  read: readResponsesRequest,
   compactable: ({ body }) => (isCompactable(body) ? inputItems(body) : null),
   // `instructions`, the leading system/developer items, the first user item.
   opening({ body }, items) {

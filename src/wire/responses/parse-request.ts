@@ -1,8 +1,7 @@
-import type { ItemsOnArrival } from '../../body/items-on-arrival.js';
 import { type JsonBody, objectNamingModel, parseJsonBody, readJsonBody, refuseDuplicates } from '../../body/json-body.js';
-import type { SeenItems } from '../../body/seen-items.js';
 import { errors } from '../../errors.js';
 import type { Pause } from '../../slicing/slicer.js';
+import type { SeenInput } from '../format.js';
 import type { ResponsesRequest } from './types.js';
 
 // Parses and checks the few fields recap relies on (`model`, and `input` as a string or an array
@@ -20,9 +19,9 @@ const KEYS_RECAP_READS = new Set(['model', 'input', 'instructions', 'tools', 'ma
 // The same tool definitions come with every request of a conversation: taken whole from the cache too.
 const WHOLE = new Set(['tools']);
 
-/** The request path's parse, in slices (`pause` between them); input items in `seen` are not parsed again. */
-export async function readResponsesRequest(raw: Buffer, pause: Pause, seen?: SeenItems, arrived?: ItemsOnArrival): Promise<ResponsesBody> {
-  const json = await readJsonBody(raw, pause, seen && { key: 'input', seen, whole: WHOLE, arrived });
+/** The request path's parse, in slices (`pause` between them); input items in the cache of seen items are not parsed again. */
+export async function readResponsesRequest(raw: Buffer, pause: Pause, cached?: SeenInput): Promise<ResponsesBody> {
+  const json = await readJsonBody(raw, pause, cached && { key: 'input', whole: WHOLE, ...cached });
   if (json.members) refuseDuplicates(json.members, KEYS_RECAP_READS);
   return { ...json, body: checkRequest(json.value) };
 }
