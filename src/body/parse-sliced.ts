@@ -76,6 +76,9 @@ interface Parsed {
   elements?: Span[];
 }
 
+/** Takes `keep`, the keeping of a body's new items for later requests, to run it later. */
+export type KeepLater = (keep: () => Promise<void>) => void;
+
 /** The top-level member whose array holds the conversation's items, and the items seen before. */
 export interface KnownItems {
   key: string;
@@ -88,7 +91,7 @@ export interface KnownItems {
    * Takes the keeping of what is new in the items array (for later requests) to do later: the
    * request path does it once a request that goes first has gone. Without it the parse keeps them.
    */
-  keepLater?: ((keep: () => Promise<void>) => void) | undefined;
+  keepLater?: KeepLater | undefined;
 }
 
 export interface SlicedOptions {

@@ -32,7 +32,7 @@ const NAMES = ['x-conversation-id'];
 
 /** The body as the request path reads it (messages seen before come back as the same objects). */
 async function read(body: unknown, seen = createSeenItems(1 << 20)): Promise<ChatBody> {
-  return readChatRequest(Buffer.from(JSON.stringify(body)), noPause, seen && { seen });
+  return readChatRequest(Buffer.from(JSON.stringify(body)), noPause, { seen });
 }
 
 /** Whether the request is forwarded before it is counted, below both lines (true) or not at all (false). */

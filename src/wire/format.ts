@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ItemsOnArrival } from '../body/items-on-arrival.js';
+import type { KeepLater } from '../body/parse-sliced.js';
 import type { Member } from '../body/scan.js';
 import type { SeenItems } from '../body/seen-items.js';
 import type { NeutralItem } from '../compaction/items.js';
@@ -41,7 +42,7 @@ export interface SeenInput {
   /** The body's items found in the cache while it arrived. */
   arrived?: ItemsOnArrival | undefined;
   /** Takes the keeping of the body's new items for later requests, for the request path to do off its way to the upstream (body/parse-sliced.ts). */
-  keepLater?: ((keep: () => Promise<void>) => void) | undefined;
+  keepLater?: KeepLater | undefined;
 }
 
 /** What the engine needs of one format's items: it plans over the neutral items and builds views from these. */

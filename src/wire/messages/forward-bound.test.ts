@@ -31,7 +31,7 @@ models:
 const resolve = createModelResolver(config.models);
 
 async function read(body: unknown, seen: SeenItems): Promise<MessagesBody> {
-  return readMessagesRequest(Buffer.from(JSON.stringify(body)), noPause, seen && { seen });
+  return readMessagesRequest(Buffer.from(JSON.stringify(body)), noPause, { seen });
 }
 
 const texts = ['hello world ', '日本語のテキストです。', '🙂🙃', 'x', '{"a":[1,2,3]}', 'ünïcödé ', '\\"\n\t', '', '12345 '];

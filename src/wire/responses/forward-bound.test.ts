@@ -28,7 +28,7 @@ models:
 const model = createModelResolver(config.models)('gpt-4o')!;
 
 async function read(body: unknown, seen: SeenItems): Promise<ResponsesBody> {
-  return readResponsesRequest(Buffer.from(JSON.stringify(body)), noPause, seen && { seen });
+  return readResponsesRequest(Buffer.from(JSON.stringify(body)), noPause, { seen });
 }
 
 const texts = ['hello world ', '日本語のテキストです。', '🙂🙃', 'x', '{"a":[1,2,3]}', 'ünïcödé ', '\\"\n\t', ''];
